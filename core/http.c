@@ -1,0 +1,959 @@
+/*
+ * http.c — HTTP/1.1 connections on llhttp: limits, keep-alive, responses, SSE framing.
+ *
+ * A connection parses one request at a time. When a request is complete it is checked
+ * here (path, method, Host/Origin allowlist, Content-Type) and only then handed to the
+ * runtime's `http_request` hook in a fresh coroutine, as (rid, request). The parser is
+ * paused until the runtime answers that rid; bytes of pipelined requests that arrive
+ * meanwhile wait in `pending` and are parsed after the answer, so answers go out in
+ * order. Limits (header bytes, header count, body bytes) are enforced while parsing, so
+ * untrusted bytes are bounded before Lua sees any; the header-read timeout runs from the
+ * first byte of a request to the end of its headers, the idle timeout whenever the
+ * connection waits for the client.
+ *
+ * rid: every dispatched request gets a number, mapped to its connection in a registry
+ * table until the answer is complete or the connection closes. The runtime answers with
+ * http_respond (one JSON body) or http_stream_open / http_sse / http_stream_close (an
+ * SSE stream in chunked encoding). A stale rid (connection gone) makes those return false.
+ *
+ * Lifetimes: a connection owns a uv_tcp_t and a uv_timer_t and is freed when both close
+ * callbacks ran. The runtime learns that a connection with an answer pending went away
+ * (http_closed hook) from the close callback, i.e. always from the loop, never from inside
+ * a coroutine.
+ */
+#include "http.h"
+#include "lcore.h"
+#include "sched.h"
+
+#include <lauxlib.h>
+#include <llhttp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define MAX_ALLOW 16
+
+typedef struct {
+    char endpoint[256];
+    size_t max_header_bytes;
+    int max_headers;
+    size_t max_body_bytes;
+    uint64_t header_timeout_ms;
+    uint64_t idle_timeout_ms;
+    int allow_any_host;
+    int nhosts;
+    char hosts[MAX_ALLOW][128]; /* allowed Host/Origin host names */
+} http_config;
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+} buf;
+
+typedef struct {
+    size_t name, name_len, value, value_len; /* offsets into conn.hbuf */
+} header;
+
+typedef struct conn {
+    uv_tcp_t tcp;
+    uv_timer_t timer;
+    llhttp_t parser;
+    int handles;     /* open handles; freed at 0 */
+    int closing;
+    int close_after_write;
+    int streaming;   /* an SSE answer is open */
+    int keep_alive;  /* of the request being answered */
+    double rid;      /* request being answered, 0 when none */
+    int error_status; /* set by a parser callback that rejects the request */
+    const char *error_text;
+    size_t header_bytes;
+    int in_field;    /* inside a header name */
+    int in_headers;  /* between the first byte of a request and the end of its headers */
+    int read_stopped; /* reading paused: too many pipelined bytes wait */
+    buf url, hbuf, body, pending;
+    header *headers;
+    int nheaders, headers_cap;
+    char remote[64];
+} conn;
+
+static uv_tcp_t server;
+static int listening;
+static http_config cfg;
+static llhttp_settings_t settings;
+static char RIDS_KEY[1];
+static double next_rid = 1;
+
+static void conn_close(conn *c);
+static void parse(conn *c, const char *data, size_t len);
+
+/* ---- small buffers ---- */
+
+static int buf_append(buf *b, const char *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d)
+            return UV_ENOMEM;
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+static void buf_free(buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+/* ---- rid map ---- */
+
+static void rid_set(double rid, conn *c)
+{
+    lua_State *L = mm_L;
+    lua_pushlightuserdata(L, RIDS_KEY);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_pushnumber(L, rid);
+    if (c)
+        lua_pushlightuserdata(L, c);
+    else
+        lua_pushnil(L);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+static conn *rid_get(lua_State *L, double rid)
+{
+    lua_pushlightuserdata(L, RIDS_KEY);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    lua_pushnumber(L, rid);
+    lua_rawget(L, -2);
+    conn *c = lua_touserdata(L, -1);
+    lua_pop(L, 2);
+    if (c && (c->closing || c->rid != rid))
+        return NULL;
+    return c;
+}
+
+/* ---- writing ---- */
+
+typedef struct {
+    uv_write_t req;
+    conn *c;
+    char data[];
+} write_req;
+
+static void on_write(uv_write_t *req, int status)
+{
+    write_req *w = (write_req *)req;
+    conn *c = w->c;
+    free(w);
+    if (status < 0 || (c->close_after_write && c->tcp.write_queue_size == 0))
+        conn_close(c);
+}
+
+/* Writes bufs; what the socket does not take at once is copied and queued. */
+static void conn_write(conn *c, uv_buf_t *bufs, int n)
+{
+    if (c->closing)
+        return;
+    size_t total = 0, done = 0;
+    for (int i = 0; i < n; i++)
+        total += bufs[i].len;
+    if (c->tcp.write_queue_size == 0) {
+        int r = uv_try_write((uv_stream_t *)&c->tcp, bufs, (unsigned)n);
+        if (r < 0 && r != UV_EAGAIN) {
+            conn_close(c);
+            return;
+        }
+        done = r > 0 ? (size_t)r : 0;
+    }
+    if (done == total) {
+        if (c->close_after_write)
+            conn_close(c);
+        return;
+    }
+    write_req *w = malloc(sizeof *w + (total - done));
+    if (!w) {
+        conn_close(c);
+        return;
+    }
+    w->c = c;
+    size_t off = 0, skip = done;
+    for (int i = 0; i < n; i++) {
+        size_t len = bufs[i].len;
+        if (skip >= len) {
+            skip -= len;
+            continue;
+        }
+        memcpy(w->data + off, bufs[i].base + skip, len - skip);
+        off += len - skip;
+        skip = 0;
+    }
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)off);
+    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write) < 0) {
+        free(w);
+        conn_close(c);
+    }
+}
+
+static const char *status_text(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 411: return "Length Required";
+    case 413: return "Content Too Large";
+    case 415: return "Unsupported Media Type";
+    case 422: return "Unprocessable Content";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Unknown";
+    }
+}
+
+/* Formats the status line and the fixed headers into out; returns its length. */
+static int format_head(conn *c, char *out, size_t size, int status, const char *type,
+                       long long length, const char *extra)
+{
+    int n = snprintf(out, size, "HTTP/1.1 %d %s\r\n", status, status_text(status));
+    if (type)
+        n += snprintf(out + n, size - (size_t)n, "Content-Type: %s\r\n", type);
+    if (length >= 0)
+        n += snprintf(out + n, size - (size_t)n, "Content-Length: %lld\r\n", length);
+    else
+        n += snprintf(out + n, size - (size_t)n, "Transfer-Encoding: chunked\r\n");
+    if (!c->keep_alive)
+        n += snprintf(out + n, size - (size_t)n, "Connection: close\r\n");
+    n += snprintf(out + n, size - (size_t)n, "%s\r\n", extra ? extra : "");
+    return n < (int)size ? n : (int)size - 1;
+}
+
+/* An answer the C side makes itself (errors found before Lua). */
+static void respond_error(conn *c, int status, const char *message, const char *extra)
+{
+    char body[512], head[512];
+    int code = status == 404 ? -32601 : -32600;
+    int blen = snprintf(body, sizeof body,
+                        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
+                        code, message);
+    int hlen = format_head(c, head, sizeof head, status, "application/json", blen, extra);
+    uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)hlen), uv_buf_init(body, (unsigned)blen)};
+    if (!c->keep_alive)
+        c->close_after_write = 1;
+    conn_write(c, bufs, 2);
+}
+
+/* ---- the request cycle ---- */
+
+static void timer_idle(conn *c);
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b);
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b);
+
+static void on_timeout(uv_timer_t *t)
+{
+    conn *c = t->data;
+    if (c->rid)
+        return;
+    if (llhttp_get_errno(&c->parser) == HPE_OK && c->header_bytes > 0) {
+        c->keep_alive = 0;
+        respond_error(c, 408, "request headers not received in time", NULL);
+    } else {
+        conn_close(c);
+    }
+}
+
+static void timer_idle(conn *c)
+{
+    if (cfg.idle_timeout_ms)
+        uv_timer_start(&c->timer, on_timeout, cfg.idle_timeout_ms, 0);
+}
+
+static void request_reset(conn *c)
+{
+    c->url.len = c->hbuf.len = c->body.len = 0;
+    c->nheaders = 0;
+    c->header_bytes = 0;
+    c->in_field = 0;
+    c->error_status = 0;
+}
+
+/* Finishes the answer to the current request and goes on with the next one. */
+static void request_done(conn *c)
+{
+    rid_set(c->rid, NULL);
+    c->rid = 0;
+    c->streaming = 0;
+    if (!c->keep_alive) {
+        if (c->tcp.write_queue_size == 0)
+            conn_close(c);
+        else
+            c->close_after_write = 1;
+        return;
+    }
+    request_reset(c);
+    timer_idle(c);
+    llhttp_resume(&c->parser);
+    if (c->pending.len) {
+        buf p = c->pending;
+        c->pending = (buf){0};
+        parse(c, p.data, p.len);
+        buf_free(&p);
+    }
+    if (c->read_stopped && !c->closing && !c->rid) {
+        c->read_stopped = 0;
+        uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    }
+}
+
+static int reject(conn *c, int status, const char *text)
+{
+    c->error_status = status;
+    c->error_text = text;
+    return -1;
+}
+
+static int on_message_begin(llhttp_t *p)
+{
+    conn *c = p->data;
+    request_reset(c);
+    c->in_headers = 1;
+    if (cfg.header_timeout_ms)
+        uv_timer_start(&c->timer, on_timeout, cfg.header_timeout_ms, 0);
+    return 0;
+}
+
+static int count_header_bytes(conn *c, size_t n)
+{
+    c->header_bytes += n;
+    if (c->header_bytes > cfg.max_header_bytes)
+        return reject(c, 431, "request headers too large");
+    return 0;
+}
+
+static int on_url(llhttp_t *p, const char *at, size_t n)
+{
+    conn *c = p->data;
+    if (count_header_bytes(c, n))
+        return -1;
+    return buf_append(&c->url, at, n) ? reject(c, 500, "out of memory") : 0;
+}
+
+static int on_header_field(llhttp_t *p, const char *at, size_t n)
+{
+    conn *c = p->data;
+    if (count_header_bytes(c, n))
+        return -1;
+    if (!c->in_field) { /* a new header starts */
+        if (c->nheaders >= cfg.max_headers)
+            return reject(c, 431, "too many request headers");
+        if (c->nheaders == c->headers_cap) {
+            int cap = c->headers_cap ? c->headers_cap * 2 : 16;
+            header *h = realloc(c->headers, (size_t)cap * sizeof *h);
+            if (!h)
+                return reject(c, 500, "out of memory");
+            c->headers = h;
+            c->headers_cap = cap;
+        }
+        header *h = &c->headers[c->nheaders++];
+        h->name = c->hbuf.len;
+        h->name_len = h->value = h->value_len = 0;
+        c->in_field = 1;
+    }
+    if (buf_append(&c->hbuf, at, n))
+        return reject(c, 500, "out of memory");
+    c->headers[c->nheaders - 1].name_len += n;
+    return 0;
+}
+
+static int on_header_field_complete(llhttp_t *p)
+{
+    conn *c = p->data;
+    c->in_field = 0;
+    c->headers[c->nheaders - 1].value = c->hbuf.len;
+    return 0;
+}
+
+static int on_header_value(llhttp_t *p, const char *at, size_t n)
+{
+    conn *c = p->data;
+    if (count_header_bytes(c, n))
+        return -1;
+    if (buf_append(&c->hbuf, at, n))
+        return reject(c, 500, "out of memory");
+    c->headers[c->nheaders - 1].value_len += n;
+    return 0;
+}
+
+static int on_headers_complete(llhttp_t *p)
+{
+    conn *c = p->data;
+    c->in_headers = 0;
+    timer_idle(c); /* headers are in: the body is bounded by the idle timeout */
+    c->keep_alive = llhttp_should_keep_alive(p);
+    if (p->method == HTTP_POST && !(p->flags & (F_CHUNKED | F_CONTENT_LENGTH)))
+        return reject(c, 411, "a POST needs Content-Length or chunked Transfer-Encoding");
+    if ((p->flags & F_CONTENT_LENGTH) && p->content_length > cfg.max_body_bytes)
+        return reject(c, 413, "request body too large");
+    if ((p->flags & F_CONTENT_LENGTH) && p->content_length > 0) {
+        size_t want = (size_t)p->content_length;
+        if (want > c->body.cap) {
+            char *d = realloc(c->body.data, want);
+            if (!d)
+                return reject(c, 500, "out of memory");
+            c->body.data = d;
+            c->body.cap = want;
+        }
+    }
+    return 0;
+}
+
+static int on_body(llhttp_t *p, const char *at, size_t n)
+{
+    conn *c = p->data;
+    if (c->body.len + n > cfg.max_body_bytes)
+        return reject(c, 413, "request body too large");
+    return buf_append(&c->body, at, n) ? reject(c, 500, "out of memory") : 0;
+}
+
+static const char *find_header(conn *c, const char *name, size_t *len)
+{
+    size_t nlen = strlen(name);
+    for (int i = 0; i < c->nheaders; i++) {
+        header *h = &c->headers[i];
+        if (h->name_len == nlen && strncasecmp(c->hbuf.data + h->name, name, nlen) == 0) {
+            *len = h->value_len;
+            return c->hbuf.data + h->value;
+        }
+    }
+    return NULL;
+}
+
+/* Is the host part of "host[:port]" (or "[v6]:port") in the allowlist? */
+static int host_allowed(const char *s, size_t len)
+{
+    if (cfg.allow_any_host)
+        return 1;
+    size_t hl = len;
+    if (len && s[0] == '[') {
+        const char *end = memchr(s, ']', len);
+        hl = end ? (size_t)(end - s) + 1 : len;
+    } else {
+        const char *colon = memchr(s, ':', len);
+        if (colon)
+            hl = (size_t)(colon - s);
+    }
+    for (int i = 0; i < cfg.nhosts; i++)
+        if (strlen(cfg.hosts[i]) == hl && strncasecmp(cfg.hosts[i], s, hl) == 0)
+            return 1;
+    return 0;
+}
+
+static int origin_allowed(const char *s, size_t len)
+{
+    if (len == 4 && memcmp(s, "null", 4) == 0)
+        return 0;
+    const char *scheme = memchr(s, ':', len);
+    if (!scheme || (size_t)(scheme - s) + 3 > len || memcmp(scheme, "://", 3) != 0)
+        return 0;
+    const char *host = scheme + 3;
+    size_t hl = len - (size_t)(host - s);
+    const char *slash = memchr(host, '/', hl);
+    if (slash)
+        hl = (size_t)(slash - host);
+    return host_allowed(host, hl);
+}
+
+static int media_type_is(const char *v, size_t len, const char *type)
+{
+    size_t tl = strlen(type);
+    while (len && (*v == ' ' || *v == '\t'))
+        v++, len--;
+    return len >= tl && strncasecmp(v, type, tl) == 0 &&
+           (len == tl || v[tl] == ';' || v[tl] == ' ');
+}
+
+/* Pushes the request as a Lua table: method, path, query, headers (lower-case names,
+ * repeated ones joined with ", "), body, remote. */
+static void push_request(lua_State *L, conn *c)
+{
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, llhttp_method_name(c->parser.method));
+    lua_setfield(L, -2, "method");
+    const char *q = memchr(c->url.data, '?', c->url.len);
+    size_t plen = q ? (size_t)(q - c->url.data) : c->url.len;
+    lua_pushlstring(L, c->url.data, plen);
+    lua_setfield(L, -2, "path");
+    if (q) {
+        lua_pushlstring(L, q + 1, c->url.len - plen - 1);
+        lua_setfield(L, -2, "query");
+    }
+    lua_createtable(L, 0, c->nheaders);
+    for (int i = 0; i < c->nheaders; i++) {
+        header *h = &c->headers[i];
+        char name[256];
+        size_t n = h->name_len < sizeof name ? h->name_len : sizeof name - 1;
+        for (size_t k = 0; k < n; k++) {
+            char ch = c->hbuf.data[h->name + k];
+            name[k] = (ch >= 'A' && ch <= 'Z') ? (char)(ch + 32) : ch;
+        }
+        lua_pushlstring(L, name, n);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, -3);
+        if (lua_isstring(L, -1)) {
+            lua_pushliteral(L, ", ");
+            lua_pushlstring(L, c->hbuf.data + h->value, h->value_len);
+            lua_concat(L, 3);
+        } else {
+            lua_pop(L, 1);
+            lua_pushlstring(L, c->hbuf.data + h->value, h->value_len);
+        }
+        lua_rawset(L, -3);
+    }
+    lua_setfield(L, -2, "headers");
+    lua_pushlstring(L, c->body.data ? c->body.data : "", c->body.len);
+    lua_setfield(L, -2, "body");
+    lua_pushstring(L, c->remote);
+    lua_setfield(L, -2, "remote");
+}
+
+static int on_message_complete(llhttp_t *p)
+{
+    conn *c = p->data;
+    size_t len;
+    const char *v;
+    if (c->url.len < strlen(cfg.endpoint) ||
+        strncmp(c->url.data, cfg.endpoint, strlen(cfg.endpoint)) != 0 ||
+        (c->url.len > strlen(cfg.endpoint) && c->url.data[strlen(cfg.endpoint)] != '?')) {
+        respond_error(c, 404, "not found: MCP is served at the endpoint path only", NULL);
+        return 0;
+    }
+    if (p->method != HTTP_POST && p->method != HTTP_GET && p->method != HTTP_DELETE) {
+        respond_error(c, 405, "method not allowed", "Allow: GET, POST, DELETE\r\n");
+        return 0;
+    }
+    v = find_header(c, "host", &len);
+    if (!v || !host_allowed(v, len)) {
+        respond_error(c, 403, "forbidden: Host not allowed", NULL);
+        return 0;
+    }
+    v = find_header(c, "origin", &len);
+    if (v && !origin_allowed(v, len)) {
+        respond_error(c, 403, "forbidden: Origin not allowed", NULL);
+        return 0;
+    }
+    if (p->method == HTTP_POST) {
+        v = find_header(c, "content-type", &len);
+        if (!v || !media_type_is(v, len, "application/json")) {
+            respond_error(c, 415, "unsupported media type: POST a body of application/json", NULL);
+            return 0;
+        }
+    }
+    lua_State *L = mm_L;
+    if (mm_hook_push(L, "http_request") != 0) {
+        respond_error(c, 500, "the runtime has no HTTP handler", NULL);
+        return 0;
+    }
+    uv_timer_stop(&c->timer);
+    c->rid = next_rid++;
+    rid_set(c->rid, c);
+    lua_pushnumber(L, c->rid);
+    push_request(L, c);
+    mm_sched_spawn(L, 2);
+    return HPE_PAUSED; /* parse nothing more until this request is answered */
+}
+
+static void parse(conn *c, const char *data, size_t len)
+{
+    if (c->rid || c->closing) {
+        if (buf_append(&c->pending, data, len) || c->pending.len > cfg.max_body_bytes + 65536) {
+            uv_read_stop((uv_stream_t *)&c->tcp); /* back-pressure a pipelining client */
+            c->read_stopped = 1;
+        }
+        return;
+    }
+    llhttp_errno_t err = llhttp_execute(&c->parser, data, len);
+    if (err == HPE_PAUSED) {
+        const char *pos = llhttp_get_error_pos(&c->parser);
+        size_t used = pos ? (size_t)(pos - data) : len;
+        if (used < len)
+            buf_append(&c->pending, data + used, len - used);
+    } else if (err != HPE_OK) {
+        c->keep_alive = 0;
+        if (c->error_status)
+            respond_error(c, c->error_status, c->error_text, NULL);
+        else
+            respond_error(c, 400, "malformed HTTP request", NULL);
+    }
+    mm_sched_drain();
+}
+
+/* ---- connection handling ---- */
+
+static void on_handle_close(uv_handle_t *h)
+{
+    conn *c = h->data;
+    if (--c->handles > 0)
+        return;
+    if (c->rid) {
+        double rid = c->rid;
+        rid_set(rid, NULL);
+        c->rid = 0;
+        lua_pushnumber(mm_L, rid);
+        mm_hook_call(mm_L, "http_closed", 1);
+    }
+    buf_free(&c->url);
+    buf_free(&c->hbuf);
+    buf_free(&c->body);
+    buf_free(&c->pending);
+    free(c->headers);
+    free(c);
+}
+
+static void conn_close(conn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = 1;
+    uv_close((uv_handle_t *)&c->tcp, on_handle_close);
+    uv_close((uv_handle_t *)&c->timer, on_handle_close);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b)
+{
+    (void)h;
+    (void)suggested;
+    static char slab[65536]; /* single-threaded: one read at a time */
+    *b = uv_buf_init(slab, sizeof slab);
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
+{
+    conn *c = s->data;
+    if (n < 0) {
+        conn_close(c); /* EOF or error: a pending call is cancelled in the close callback */
+        return;
+    }
+    if (n > 0) {
+        if (!c->rid && !c->in_headers)
+            timer_idle(c);
+        parse(c, b->base, (size_t)n);
+    }
+}
+
+static void on_connection(uv_stream_t *srv, int status)
+{
+    if (status < 0)
+        return;
+    conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return;
+    uv_tcp_init(mm_loop, &c->tcp);
+    uv_timer_init(mm_loop, &c->timer);
+    c->tcp.data = c->timer.data = c;
+    c->handles = 2;
+    c->keep_alive = 1;
+    if (uv_accept(srv, (uv_stream_t *)&c->tcp) != 0) {
+        conn_close(c);
+        return;
+    }
+    uv_tcp_nodelay(&c->tcp, 1);
+    struct sockaddr_storage sa;
+    int salen = sizeof sa;
+    if (uv_tcp_getpeername(&c->tcp, (struct sockaddr *)&sa, &salen) == 0) {
+        char ip[48] = "?";
+        int port = 0;
+        if (sa.ss_family == AF_INET6) {
+            uv_ip6_name((struct sockaddr_in6 *)&sa, ip, sizeof ip);
+            port = ntohs(((struct sockaddr_in6 *)&sa)->sin6_port);
+        } else {
+            uv_ip4_name((struct sockaddr_in *)&sa, ip, sizeof ip);
+            port = ntohs(((struct sockaddr_in *)&sa)->sin_port);
+        }
+        snprintf(c->remote, sizeof c->remote, "%s:%d", ip, port);
+    }
+    llhttp_init(&c->parser, HTTP_REQUEST, &settings);
+    c->parser.data = c;
+    timer_idle(c);
+    uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+}
+
+/* ---- Lua API ---- */
+
+static size_t opt_size(lua_State *L, const char *key, size_t def)
+{
+    lua_getfield(L, 1, key);
+    size_t v = lua_isnumber(L, -1) ? (size_t)lua_tonumber(L, -1) : def;
+    lua_pop(L, 1);
+    return v;
+}
+
+/* http_listen{ host=, port=, endpoint=, max_header_bytes=, max_headers=, max_body_bytes=,
+ *              header_timeout=, idle_timeout= (seconds), allowed_hosts = {...} | "*" }
+ * -> port, or nil, message */
+static int l_http_listen(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (listening)
+        return luaL_error(L, "http_listen: already listening");
+    lua_getfield(L, 1, "host");
+    const char *host = luaL_optstring(L, -1, "127.0.0.1");
+    lua_getfield(L, 1, "port");
+    int port = (int)luaL_optinteger(L, -1, 8080);
+    lua_getfield(L, 1, "endpoint");
+    snprintf(cfg.endpoint, sizeof cfg.endpoint, "%s", luaL_optstring(L, -1, "/mcp"));
+    lua_pop(L, 1);
+    cfg.max_header_bytes = opt_size(L, "max_header_bytes", 16384);
+    cfg.max_headers = (int)opt_size(L, "max_headers", 64);
+    cfg.max_body_bytes = opt_size(L, "max_body_bytes", 4 * 1024 * 1024);
+    lua_getfield(L, 1, "header_timeout");
+    cfg.header_timeout_ms = (uint64_t)(luaL_optnumber(L, -1, 10) * 1000);
+    lua_getfield(L, 1, "idle_timeout");
+    cfg.idle_timeout_ms = (uint64_t)(luaL_optnumber(L, -1, 60) * 1000);
+    lua_pop(L, 2);
+    cfg.nhosts = 0;
+    cfg.allow_any_host = 0;
+    lua_getfield(L, 1, "allowed_hosts");
+    if (lua_isstring(L, -1) && strcmp(lua_tostring(L, -1), "*") == 0) {
+        cfg.allow_any_host = 1;
+    } else if (lua_istable(L, -1)) {
+        for (int i = 1; cfg.nhosts < MAX_ALLOW; i++) {
+            lua_rawgeti(L, -1, i);
+            if (!lua_isstring(L, -1)) {
+                lua_pop(L, 1);
+                break;
+            }
+            snprintf(cfg.hosts[cfg.nhosts++], sizeof cfg.hosts[0], "%s", lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+
+    struct sockaddr_storage sa;
+    if (uv_ip4_addr(host, port, (struct sockaddr_in *)&sa) != 0 &&
+        uv_ip6_addr(host, port, (struct sockaddr_in6 *)&sa) != 0) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "invalid listen address '%s' (use an IP address)", host);
+        return 2;
+    }
+    uv_tcp_init(mm_loop, &server);
+    int r = uv_tcp_bind(&server, (struct sockaddr *)&sa, 0);
+    if (r == 0)
+        r = uv_listen((uv_stream_t *)&server, 1024, on_connection);
+    if (r != 0) {
+        uv_close((uv_handle_t *)&server, NULL);
+        lua_pushnil(L);
+        lua_pushfstring(L, "cannot listen on %s:%d: %s", host, port, uv_strerror(r));
+        return 2;
+    }
+    listening = 1;
+    struct sockaddr_storage bound;
+    int blen = sizeof bound;
+    uv_tcp_getsockname(&server, (struct sockaddr *)&bound, &blen);
+    port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                             : ((struct sockaddr_in *)&bound)->sin_port);
+    lua_pushinteger(L, port);
+    return 1;
+}
+
+/* Appends "Name: value\r\n" for every pair of the table at index idx. */
+static void format_headers(lua_State *L, int idx, luaL_Buffer *b)
+{
+    if (!lua_istable(L, idx))
+        return;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        if (lua_type(L, -2) == LUA_TSTRING && lua_isstring(L, -1)) {
+            lua_pushvalue(L, -2);
+            luaL_addvalue(b);
+            luaL_addlstring(b, ": ", 2);
+            lua_pushvalue(L, -1);
+            luaL_addvalue(b);
+            luaL_addlstring(b, "\r\n", 2);
+        }
+        lua_pop(L, 1);
+    }
+}
+
+/* http_respond(rid, status, body, content_type?, headers?) -> true, or false if gone */
+static int l_http_respond(lua_State *L)
+{
+    double rid = luaL_checknumber(L, 1);
+    int status = (int)luaL_checkinteger(L, 2);
+    size_t blen;
+    const char *body = luaL_optlstring(L, 3, "", &blen);
+    const char *type = luaL_optstring(L, 4, blen ? "application/json" : NULL);
+    conn *c = rid_get(L, rid);
+    if (!c || c->streaming) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    format_headers(L, 5, &b);
+    luaL_pushresult(&b);
+    char head[1024];
+    int hlen = format_head(c, head, sizeof head, status, type, (long long)blen, lua_tostring(L, -1));
+    uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)hlen), uv_buf_init((char *)body, (unsigned)blen)};
+    conn_write(c, bufs, blen ? 2 : 1);
+    request_done(c);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* http_stream_open(rid, status, content_type, headers?) -> true, or false if gone */
+static int l_http_stream_open(lua_State *L)
+{
+    double rid = luaL_checknumber(L, 1);
+    int status = (int)luaL_checkinteger(L, 2);
+    const char *type = luaL_checkstring(L, 3);
+    conn *c = rid_get(L, rid);
+    if (!c || c->streaming) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    format_headers(L, 4, &b);
+    luaL_pushresult(&b);
+    char head[1024];
+    int hlen = format_head(c, head, sizeof head, status, type, -1, lua_tostring(L, -1));
+    uv_buf_t buf = uv_buf_init(head, (unsigned)hlen);
+    conn_write(c, &buf, 1);
+    c->streaming = 1;
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* http_sse(rid, data, id?) -> true, or false if gone: one SSE "message" event, sent as
+ * one chunk. data must not contain a newline (our JSON never does); it is split into
+ * several data: lines if it does. */
+static int l_http_sse(lua_State *L)
+{
+    double rid = luaL_checknumber(L, 1);
+    size_t dlen;
+    const char *data = luaL_checklstring(L, 2, &dlen);
+    const char *id = luaL_optstring(L, 3, NULL);
+    conn *c = rid_get(L, rid);
+    if (!c || !c->streaming) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    if (id) {
+        luaL_addstring(&b, "id: ");
+        luaL_addstring(&b, id);
+        luaL_addchar(&b, '\n');
+    }
+    luaL_addstring(&b, "event: message\n");
+    const char *p = data, *end = data + dlen;
+    do {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *stop = nl ? nl : end;
+        luaL_addstring(&b, "data: ");
+        luaL_addlstring(&b, p, (size_t)(stop - p));
+        luaL_addchar(&b, '\n');
+        p = nl ? nl + 1 : end;
+    } while (p < end);
+    luaL_addchar(&b, '\n');
+    luaL_pushresult(&b);
+    size_t elen;
+    const char *event = lua_tolstring(L, -1, &elen);
+    char size[32];
+    int slen = snprintf(size, sizeof size, "%zx\r\n", elen);
+    uv_buf_t bufs[3] = {uv_buf_init(size, (unsigned)slen), uv_buf_init((char *)event, (unsigned)elen),
+                        uv_buf_init("\r\n", 2)};
+    conn_write(c, bufs, 3);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* http_stream_close(rid) -> true, or false if gone */
+static int l_http_stream_close(lua_State *L)
+{
+    double rid = luaL_checknumber(L, 1);
+    conn *c = rid_get(L, rid);
+    if (!c || !c->streaming) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    uv_buf_t buf = uv_buf_init("0\r\n\r\n", 5);
+    conn_write(c, &buf, 1);
+    request_done(c);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* http_close() -- stops accepting; idle connections close, busy ones after their answer */
+static int l_http_close(lua_State *L)
+{
+    (void)L;
+    mm_http_close();
+    return 0;
+}
+
+void mm_http_open(lua_State *L)
+{
+    static const luaL_Reg fns[] = {
+        {"http_close", l_http_close},
+        {"http_listen", l_http_listen},
+        {"http_respond", l_http_respond},
+        {"http_stream_open", l_http_stream_open},
+        {"http_sse", l_http_sse},
+        {"http_stream_close", l_http_stream_close},
+        {NULL, NULL},
+    };
+    luaL_register(L, NULL, fns);
+    lua_pushlightuserdata(L, RIDS_KEY);
+    lua_newtable(L);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+    llhttp_settings_init(&settings);
+    settings.on_message_begin = on_message_begin;
+    settings.on_url = on_url;
+    settings.on_header_field = on_header_field;
+    settings.on_header_value = on_header_value;
+    settings.on_header_field_complete = on_header_field_complete;
+    settings.on_headers_complete = on_headers_complete;
+    settings.on_body = on_body;
+    settings.on_message_complete = on_message_complete;
+}
+
+static void close_idle(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (h->type == UV_TCP && h != (uv_handle_t *)&server && h->data) {
+        conn *c = h->data;
+        if (!c->rid)
+            conn_close(c);
+        else
+            c->keep_alive = 0; /* close once the answer is out */
+    }
+}
+
+void mm_http_close(void)
+{
+    if (!listening)
+        return;
+    listening = 0;
+    uv_close((uv_handle_t *)&server, NULL);
+    uv_walk(mm_loop, close_idle, NULL);
+}

@@ -1,0 +1,82 @@
+-- moonmcp.accessors — the built-in context accessors: request id, trace, principal and
+-- log fields (registered in this order, so log fields can read the others).
+--
+-- The request context they capture from is built by the transport and the request
+-- filters: { request_id, headers, meta (the message's params._meta), principal, log = {} }.
+--   ctx.request_id  X-Request-Id, or a generated id
+--   ctx.trace       { trace_id, span_id, parent_id, flags, traceparent }: W3C trace
+--                   context from the traceparent header or _meta.traceparent; the call
+--                   gets its own span id whose parent is the incoming span
+--   ctx.principal   whatever an auth filter set on the request context (a copy)
+--   ctx.log         the fields every log line of the call carries (request_id,
+--                   trace_id, plus the request's log fields; the protocol layer adds tool)
+local core = require "moonmcp.core"
+local context = require "moonmcp.context"
+
+local type, pairs = type, pairs
+local random_hex = core.random_hex
+
+local _M = {}
+
+--- Parses a W3C traceparent header value. Returns { trace_id, parent_id, flags } or nil.
+function _M.parse_traceparent(v)
+  if type(v) ~= "string" then
+    return nil
+  end
+  local version, trace_id, parent_id, flags = v:match("^%s*(%x%x)%-(%x+)%-(%x+)%-(%x%x)")
+  if not version or version == "ff" or #trace_id ~= 32 or #parent_id ~= 16 then
+    return nil
+  end
+  trace_id, parent_id = trace_id:lower(), parent_id:lower()
+  if trace_id == ("0"):rep(32) or parent_id == ("0"):rep(16) then
+    return nil
+  end
+  return { trace_id = trace_id, parent_id = parent_id, flags = flags:lower() }
+end
+
+function _M.install()
+  context.register {
+    key = "request_id",
+  }
+  context.register {
+    key = "trace",
+    capture = function(req)
+      local meta = type(req.meta) == "table" and req.meta or nil
+      local headers = req.headers or {}
+      return _M.parse_traceparent(headers.traceparent) or (meta and _M.parse_traceparent(meta.traceparent))
+    end,
+    restore = function(incoming, ctx)
+      local trace_id = incoming and incoming.trace_id or random_hex(16)
+      local flags = incoming and incoming.flags or "01"
+      local span_id = random_hex(8)
+      ctx.trace = {
+        trace_id = trace_id,
+        span_id = span_id,
+        parent_id = incoming and incoming.parent_id or nil,
+        flags = flags,
+        traceparent = "00-" .. trace_id .. "-" .. span_id .. "-" .. flags,
+      }
+    end,
+  }
+  context.register {
+    key = "principal",
+  }
+  context.register {
+    key = "log",
+    restore = function(fields, ctx)
+      local log = {}
+      if type(fields) == "table" then
+        for k, v in pairs(fields) do
+          if type(v) ~= "table" then
+            log[k] = v
+          end
+        end
+      end
+      log.request_id = ctx.request_id
+      log.trace_id = ctx.trace and ctx.trace.trace_id
+      ctx.log = log
+    end,
+  }
+end
+
+return _M

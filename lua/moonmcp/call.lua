@@ -1,0 +1,76 @@
+-- moonmcp.call — the life of one JSON-RPC call (DESIGN §2, steps 3-6).
+--
+-- start(request, msg, exchange) takes the context snapshot from the request context and
+-- spawns the call's own coroutine. Inside it: the accessors restore a copy of the
+-- snapshot into a fresh context table, the protocol layer dispatches, the answer goes to
+-- the exchange's output, and then — whatever happened: result, error, cancellation —
+-- every accessor clears in reverse order and the table is emptied.
+--
+-- The exchange is the host's own per-call state, passed beside the context and never
+-- mixed into it: { id, method, params, generation, out, call_id, ... }. exchange.out is
+-- the transport's sink: out:send(message) mid-call, out:finish(message) at the end.
+local core = require "moonmcp.core"
+local context = require "moonmcp.context"
+local calls = require "moonmcp.calls"
+local server = require "moonmcp.server"
+local registry = require "moonmcp.registry"
+local log = require "moonmcp.log"
+
+local setmetatable, xpcall, traceback, tostring = setmetatable, xpcall, debug.traceback, tostring
+local spawn, current, is_cancelled = core.spawn, core.current, core.cancelled
+
+local _M = {}
+
+--- Methods available on every ctx (ctx:progress, ...); other modules add to it.
+_M.ctx_methods = {}
+local CTX_MT = { __index = _M.ctx_methods }
+
+-- ctx -> exchange, for the ctx methods (weak: an entry never outlives its ctx)
+local exchanges = setmetatable({}, { __mode = "k" })
+
+--- The exchange of a context table (for ctx methods).
+function _M.exchange_of(ctx)
+  return exchanges[ctx]
+end
+
+local function body(snap, msg, exchange)
+  local id = current()
+  exchange.call_id = id
+  local ctx = setmetatable({}, CTX_MT)
+  local ok, response = xpcall(function()
+    context.restore(snap, ctx)
+    exchanges[ctx] = exchange
+    calls.enter(id, ctx, exchange)
+    return server.dispatch(msg, exchange, ctx)
+  end, traceback)
+  if not ok then
+    log.error("call failed", { error = tostring(response) })
+    response = require("moonmcp.jsonrpc").error(msg.id, -32603, "internal error")
+  end
+  if response and not is_cancelled(id) then
+    exchange.out:finish(response)
+  elseif exchange.out.cancel then
+    exchange.out:cancel()
+  end
+  local err = context.clear(snap, ctx)
+  if err then
+    log.error("a context accessor failed to clear", { error = tostring(err) })
+  end
+  calls.leave(id)
+  exchanges[ctx] = nil
+  if exchange.on_done then
+    exchange.on_done(exchange)
+  end
+end
+
+--- Snapshots the request context and spawns the call. Returns the call id.
+function _M.start(request, msg, exchange)
+  local snap = context.snapshot(request)
+  exchange.id = msg.id
+  exchange.method = msg.method
+  exchange.params = msg.params or {}
+  exchange.generation = exchange.generation or registry.current()
+  return spawn(body, snap, msg, exchange)
+end
+
+return _M

@@ -1,0 +1,139 @@
+-- moonmcp.cli — the command line. main.c calls start(home, args) in a coroutine.
+--
+-- Parses the command and its flags, prints usage (exit 2) on a bad flag, and hands over
+-- to the command's module. Commands that finish (test, check, --help) stop the process
+-- with their exit status; `serve` keeps it running until a signal or end of input.
+local core = require "moonmcp.core"
+local host = require "moonmcp.host"
+
+local ipairs, tostring, xpcall, traceback = ipairs, tostring, xpcall, debug.traceback
+
+local _M = {}
+
+_M.USAGE = [[
+Usage: moonmcp <command> [options]
+
+Commands:
+  serve [options] [PATH ...]  Serve the tools, prompts and resources of the Lua scripts
+                              in PATH (files or directories; default: the bundled
+                              examples) over Streamable HTTP, or over stdio.
+  test [busted options] [SPEC ...]
+                              Run busted specs under LuaJIT inside the host, so specs
+                              may call yielding APIs such as moonmcp.sleep.
+
+Options of serve:
+  --listen HOST:PORT          Address to listen on (default 127.0.0.1:8080; port 0 picks
+                              a free port). MCP is served at POST /mcp.
+  --stdio                     Serve newline-delimited JSON-RPC on stdin/stdout instead.
+  --config FILE               A Lua config file (limits, allowed hosts, request filters,
+                              context accessors, log level; see docs/tools.md).
+  --log-level LEVEL           debug, info, notice, warning, error (default info).
+
+  -h, --help                  Show this help.
+  --version                   Show the version.
+]]
+
+local function usage_error(message)
+  core.stderr("moonmcp: " .. message .. "\n\n" .. _M.USAGE)
+  return 2
+end
+_M.usage_error = usage_error
+
+-- Parses serve's flags. Returns opts or nil, message.
+local function parse_serve(args)
+  local opts = { paths = {} }
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    local function value()
+      i = i + 1
+      local v = args[i]
+      if v == nil then
+        return nil
+      end
+      return v
+    end
+    local flag, inline = a:match("^(%-%-[%w-]+)=(.*)$")
+    if flag then
+      a = flag
+      table.insert(args, i + 1, inline)
+    end
+    if a == "--listen" then
+      opts.listen = value()
+      if not opts.listen then
+        return nil, "--listen needs HOST:PORT"
+      end
+    elseif a == "--stdio" then
+      opts.stdio = true
+    elseif a == "--config" then
+      opts.config = value()
+      if not opts.config then
+        return nil, "--config needs a FILE"
+      end
+    elseif a == "--log-level" then
+      opts.log_level = value()
+      if not opts.log_level then
+        return nil, "--log-level needs a LEVEL"
+      end
+    elseif a == "-h" or a == "--help" then
+      opts.help = true
+    elseif a == "--" then
+      for j = i + 1, #args do
+        opts.paths[#opts.paths + 1] = args[j]
+      end
+      break
+    elseif a:sub(1, 1) == "-" then
+      return nil, "unknown option " .. a
+    else
+      opts.paths[#opts.paths + 1] = a
+    end
+    i = i + 1
+  end
+  return opts
+end
+
+local function run(home, args)
+  local command = args[1]
+  if command == nil or command == "-h" or command == "--help" or command == "help" then
+    core.stderr(_M.USAGE)
+    return command == nil and 2 or 0
+  end
+  if command == "--version" or command == "version" then
+    io.stdout:write("moonmcp " .. core.version .. "\n")
+    return 0
+  end
+  local rest = {}
+  for i = 2, #args do
+    rest[#rest + 1] = args[i]
+  end
+  if command == "serve" then
+    local opts, err = parse_serve(rest)
+    if not opts then
+      return usage_error(err)
+    end
+    if opts.help then
+      io.stdout:write(_M.USAGE)
+      return 0
+    end
+    opts.home = home
+    return require("moonmcp.serve").run(opts)
+  elseif command == "test" then
+    return require("moonmcp.testing.runner").run(home, rest)
+  end
+  return usage_error("unknown command " .. tostring(command))
+end
+
+--- Entry point from main.c.
+function _M.start(home, args)
+  host.patch_coroutine_library()
+  local ok, code = xpcall(run, traceback, home, args)
+  if not ok then
+    core.stderr("moonmcp: " .. tostring(code) .. "\n")
+    core.stop(1)
+  elseif code ~= nil then
+    io.stdout:flush()
+    core.stop(code)
+  end
+end
+
+return _M

@@ -1,0 +1,151 @@
+-- moonmcp.transport.http — the request phase of Streamable HTTP (DESIGN §2, steps 1-2).
+--
+-- The C side has already bounded the request (header bytes, header count, body bytes,
+-- timeouts), checked the path, the method, Host/Origin and the Content-Type. Here, in
+-- the request's own coroutine: Accept and MCP-Protocol-Version are checked, the request
+-- context is built (request id, remote, headers), the user's request filters run (they
+-- may yield, add to the context, or reject), the body is classified: notifications and
+-- client responses are handled inline and answered 202; a request becomes a call.
+--
+-- The answer's shape is decided by the call's first output (DESIGN §4): the final result
+-- first -> one application/json body; anything before it -> text/event-stream, ending
+-- with the result. A connection that goes away cancels its call.
+local core = require "moonmcp.core"
+local json = require "moonmcp.json"
+local jsonrpc = require "moonmcp.jsonrpc"
+local server = require "moonmcp.server"
+local call = require "moonmcp.call"
+local filters = require "moonmcp.filters"
+local protocol = require "moonmcp.protocol"
+
+local type, setmetatable, encode, random_hex = type, setmetatable, json.encode, core.random_hex
+local respond, stream_open, sse, stream_close = core.http_respond, core.http_stream_open, core.http_sse,
+  core.http_stream_close
+
+local _M = {}
+
+local active = {} -- rid -> call id, while the call runs
+
+local SSE_HEADERS = { ["Cache-Control"] = "no-cache", ["X-Accel-Buffering"] = "no" }
+
+local Out = {}
+Out.__index = Out
+
+function Out:send(msg)
+  local rid = self.rid
+  if not self.streaming then
+    self.streaming = true
+    stream_open(rid, 200, "text/event-stream", SSE_HEADERS)
+  end
+  sse(rid, encode(msg))
+end
+
+function Out:finish(msg)
+  local rid = self.rid
+  active[rid] = nil
+  if self.streaming then
+    sse(rid, encode(msg))
+    stream_close(rid)
+  else
+    respond(rid, 200, encode(msg), "application/json")
+  end
+end
+
+-- The call was cancelled: nothing more is sent for it; end the HTTP answer cleanly.
+function Out:cancel()
+  local rid = self.rid
+  active[rid] = nil
+  if self.streaming then
+    stream_close(rid)
+  else
+    respond(rid, 204)
+  end
+end
+
+local function answer_error(rid, status, code, message, id)
+  respond(rid, status, encode(jsonrpc.error(id, code, message)), "application/json")
+end
+_M.answer_error = answer_error
+
+local function accepts(accept, wanted)
+  if not accept then
+    return false
+  end
+  accept = accept:lower()
+  return accept:find(wanted, 1, true) or accept:find("*/*", 1, true) ~= nil
+end
+
+local function handle_post(rid, req)
+  local headers = req.headers
+  local accept = headers.accept
+  if not (accepts(accept, "application/json") and accepts(accept, "text/event-stream")) then
+    return answer_error(rid, 406, jsonrpc.INVALID_REQUEST,
+      "not acceptable: Accept must list application/json and text/event-stream")
+  end
+  local version = headers["mcp-protocol-version"]
+  if version and not protocol.is_supported(version) then
+    return answer_error(rid, 400, jsonrpc.INVALID_REQUEST, "unsupported MCP-Protocol-Version: " .. version)
+  end
+
+  local msg, kind, message, id = jsonrpc.parse(req.body)
+  if not msg then
+    return answer_error(rid, 400, kind, message, id)
+  end
+
+  local request = {
+    transport = "http",
+    remote = req.remote,
+    headers = headers,
+    request_id = headers["x-request-id"] or random_hex(8),
+    log = {},
+    message = msg,
+    meta = type(msg.params) == "table" and msg.params._meta or nil,
+  }
+  local ok, status, reason, extra = filters.run(request)
+  if not ok then
+    return respond(rid, status, encode(jsonrpc.error(msg.id, jsonrpc.INVALID_REQUEST, reason)), "application/json",
+      extra)
+  end
+
+  if kind == "notification" then
+    server.notify(msg, request)
+    return respond(rid, 202)
+  elseif kind == "response" then
+    server.respond(msg, request)
+    return respond(rid, 202)
+  end
+  local exchange = { transport = "http", out = setmetatable({ rid = rid }, Out), request = request }
+  active[rid] = call.start(request, msg, exchange)
+end
+
+--- Hook: one HTTP request that passed the C checks (runs in its own coroutine).
+function _M.request(rid, req)
+  local method = req.method
+  if method == "POST" then
+    return handle_post(rid, req)
+  end
+  -- No server-initiated stream and no sessions in this era's subset: GET and DELETE are
+  -- not offered (the spec allows 405 for both).
+  return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST,
+    "method not allowed: " .. method .. " (this server answers POST)")), "application/json", { Allow = "POST" })
+end
+
+--- Hook: the connection of rid closed before its answer was complete.
+function _M.closed(rid)
+  local id = active[rid]
+  if id then
+    active[rid] = nil
+    core.cancel(id)
+  end
+end
+
+--- Number of HTTP calls in flight.
+function _M.in_flight()
+  local n = 0
+  for _ in pairs(active) do
+    n = n + 1
+  end
+  return n
+end
+
+return _M

@@ -1,0 +1,86 @@
+-- moonmcp.transport.stdio — newline-delimited JSON-RPC on stdin/stdout.
+--
+-- Every line is its own call (so calls run concurrently and answers may come out of
+-- order). There is no request phase: each call's request context is the process-level
+-- one (transport, a fresh request id, the message's _meta). A malformed line is answered
+-- with a JSON-RPC error, never dropped. At end of input the calls in flight finish, then
+-- the process exits 0. stdout carries only protocol messages; logs go to stderr.
+local core = require "moonmcp.core"
+local json = require "moonmcp.json"
+local jsonrpc = require "moonmcp.jsonrpc"
+local server = require "moonmcp.server"
+local call = require "moonmcp.call"
+
+local type, setmetatable, encode, write, random_hex = type, setmetatable, json.encode, core.stdio_write,
+  core.random_hex
+
+local _M = {}
+
+local in_flight, eof = 0, false
+local by_request_id = {} -- JSON-RPC id -> call id, for notifications/cancelled
+
+local function maybe_stop()
+  if eof and in_flight == 0 then
+    core.stop(0)
+  end
+end
+
+local Out = {}
+Out.__index = Out
+
+function Out:send(msg)
+  write(encode(msg))
+end
+
+function Out:finish(msg)
+  write(encode(msg))
+end
+
+local function done(exchange)
+  in_flight = in_flight - 1
+  if by_request_id[exchange.id] == exchange.call_id then
+    by_request_id[exchange.id] = nil
+  end
+  maybe_stop()
+end
+
+local out = setmetatable({}, Out)
+
+--- Hook: one line of stdin (runs in its own coroutine). line is nil when it was too long.
+function _M.line(line, err)
+  if not line then
+    return write(encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST, err)))
+  end
+  local msg, kind, message, id = jsonrpc.parse(line)
+  if not msg then
+    return write(encode(jsonrpc.error(id, kind, message)))
+  end
+  local request = {
+    transport = "stdio",
+    request_id = random_hex(8),
+    log = {},
+    message = msg,
+    meta = type(msg.params) == "table" and msg.params._meta or nil,
+    calls = by_request_id,
+  }
+  if kind == "notification" then
+    return server.notify(msg, request)
+  elseif kind == "response" then
+    return server.respond(msg, request)
+  end
+  in_flight = in_flight + 1
+  local exchange = { transport = "stdio", out = out, request = request, on_done = done }
+  by_request_id[msg.id] = call.start(request, msg, exchange)
+end
+
+--- Hook: end of input.
+function _M.eof()
+  eof = true
+  maybe_stop()
+end
+
+function _M.in_flight()
+  return in_flight
+end
+
+return _M
