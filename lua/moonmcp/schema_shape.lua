@@ -6,6 +6,7 @@
 -- dependentRequired lists) are marked as JSON arrays, so inputSchema is sent exactly as
 -- the author wrote it. Everything else is copied as is.
 local json = require "moonmcp.json"
+local schema = require "moonmcp.schema"
 
 local type, pairs = type, pairs
 
@@ -82,10 +83,6 @@ _M.normalize = copy_schema
 --- Compiles doc into a validator (moonmcp.schema), or returns nil, err for an invalid
 --- schema. Validators take the value and return true or false, errors.
 function _M.compile(doc)
-  local ok, schema = pcall(require, "moonmcp.schema")
-  if not ok then -- the validator is optional while the runtime is being assembled
-    return { validate = function() return true end }
-  end
   return schema.compile(copy_schema(doc))
 end
 
