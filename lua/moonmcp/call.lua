@@ -48,7 +48,7 @@ local function body(snap, msg, exchange)
     response = require("moonmcp.jsonrpc").error(msg.id, -32603, "internal error")
   end
   if response and not is_cancelled(id) then
-    exchange.out:finish(response)
+    exchange.out:finish(response, exchange.http_status)
   elseif exchange.out.cancel then
     exchange.out:cancel()
   end

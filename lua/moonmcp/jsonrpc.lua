@@ -63,7 +63,7 @@ function _M.classify(msg)
       return nil, _M.INVALID_REQUEST, "method must be a string", valid_id(id) and id or nil
     end
     local params = msg.params
-    if params ~= nil and (type(params) ~= "table") then
+    if params ~= nil and (type(params) ~= "table" or json.is_array(params)) then
       return nil, _M.INVALID_REQUEST, "params must be an object", valid_id(id) and id or nil
     end
     if id == nil then

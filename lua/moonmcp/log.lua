@@ -4,8 +4,8 @@
 -- (stdout belongs to the protocol). Inside a call, the line also carries the call's log
 -- fields (request_id, tool, trace_id and whatever filters or accessors added: the MDC of
 -- this host). Levels are the syslog levels MCP uses; lines below the server level are
--- dropped. Each call's exchange may also forward the line to the client (see
--- exchange.on_log, set by the protocol layer).
+-- dropped. Inside a call whose client asked for log messages, the line also goes to the
+-- client as notifications/message (see moonmcp.ctx).
 local core = require "moonmcp.core"
 local calls = require "moonmcp.calls"
 
@@ -22,6 +22,14 @@ end
 _M.RANK = RANK
 
 local threshold = RANK.info
+
+-- fn(exchange, level, message, fields): forwards a call's log lines to its client
+-- (set by moonmcp.ctx; the exchange decides whether the client asked for them).
+local forward = nil
+
+function _M.set_forwarder(fn)
+  forward = fn
+end
 
 --- Sets the server log level (one of LEVELS).
 function _M.set_level(level)
@@ -71,8 +79,8 @@ function _M.write(level, message, fields)
     error("unknown log level: " .. tostring(level), 2)
   end
   local rec = calls.current()
-  if rec and rec.exchange and rec.exchange.on_log then
-    rec.exchange.on_log(level, message, fields)
+  if forward and rec and rec.exchange and rec.exchange.log_level then
+    forward(rec.exchange, level, message, fields)
   end
   if rank < threshold then
     return

@@ -21,8 +21,10 @@ local DRAIN_SECONDS = 10
 
 --- Loads the protocol's method modules (each registers its methods with moonmcp.server).
 function _M.load_methods()
+  require "moonmcp.ctx"
   require "moonmcp.methods.lifecycle"
   require "moonmcp.methods.tools"
+  require "moonmcp.methods.listen"
 end
 
 --- Applies a config table (nil: defaults) to the runtime: log level, accessors,
@@ -122,7 +124,9 @@ function _M.run(opts)
         return
       end
       log.info("shutting down", { signal = name })
+      require("moonmcp.methods.listen").close_all()
       if not opts.stdio then
+        http.close_streams()
         core.http_close()
       end
       drain_and_stop(transport.in_flight)

@@ -10,6 +10,7 @@
 -- traceback.
 local jsonrpc = require "moonmcp.jsonrpc"
 local log = require "moonmcp.log"
+local eras = require "moonmcp.eras"
 
 local type, xpcall, traceback, tostring = type, xpcall, debug.traceback, tostring
 
@@ -37,25 +38,41 @@ local function handle_error(err)
   return { internal = true, trace = traceback(tostring(err), 2) }
 end
 
---- Runs the request msg; returns the response message, or nil when the call was
---- cancelled (nothing may be sent for it then).
-function _M.dispatch(msg, exchange, ctx)
-  local fn = methods[msg.method]
+local function run(era, problem, msg, exchange, ctx)
+  if problem then
+    error(problem, 0)
+  end
+  era.prepare(msg, exchange)
+  local fn = era.METHODS[msg.method] and methods[msg.method]
   if not fn then
-    return jsonrpc.error(msg.id, jsonrpc.METHOD_NOT_FOUND, "method not found: " .. msg.method)
+    jsonrpc.raise(jsonrpc.METHOD_NOT_FOUND, "method not found: " .. msg.method)
   end
-  local ok, result = xpcall(fn, handle_error, msg.params or {}, exchange, ctx)
+  return fn(msg.params, exchange, ctx)
+end
+
+--- Runs the request msg in the era it belongs to; returns the response message, or nil
+--- when the call was cancelled (nothing may be sent for it then). Sets
+--- exchange.era and exchange.http_status (the status an HTTP answer carries).
+function _M.dispatch(msg, exchange, ctx)
+  if msg.params == nil then
+    msg.params = {}
+  end
+  local era, problem = eras.select(msg, exchange)
+  exchange.era = era
+  local ok, result = xpcall(run, handle_error, era, problem, msg, exchange, ctx)
+  local response
   if ok then
-    return jsonrpc.result(msg.id, result)
-  end
-  if result == "cancelled" then
+    response = era.result(msg, result, exchange)
+  elseif result == "cancelled" then
     return nil
+  elseif jsonrpc.is_error(result) then
+    response = jsonrpc.error(msg.id, result.code, result.message, result.data)
+  else
+    log.error("internal error in " .. msg.method, { error = result.trace })
+    response = jsonrpc.error(msg.id, jsonrpc.INTERNAL_ERROR, "internal error")
   end
-  if jsonrpc.is_error(result) then
-    return jsonrpc.error(msg.id, result.code, result.message, result.data)
-  end
-  log.error("internal error in " .. msg.method, { error = result.trace })
-  return jsonrpc.error(msg.id, jsonrpc.INTERNAL_ERROR, "internal error")
+  exchange.http_status = era.http_status(response)
+  return response
 end
 
 --- Handles a notification inline (info: what the transport knows about the sender).

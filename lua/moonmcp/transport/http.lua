@@ -22,9 +22,13 @@ local type, setmetatable, encode, random_hex = type, setmetatable, json.encode, 
 local respond, stream_open, sse, stream_close = core.http_respond, core.http_stream_open, core.http_sse,
   core.http_stream_close
 
+local notify = require "moonmcp.notify"
+
 local _M = {}
 
-local active = {} -- rid -> call id, while the call runs
+local active = {}    -- rid -> call id, while the call runs
+local by_id = {}     -- JSON-RPC id -> call id, for legacy notifications/cancelled
+local get_streams = {} -- rid -> notification sink of a legacy GET stream
 
 local SSE_HEADERS = { ["Cache-Control"] = "no-cache", ["X-Accel-Buffering"] = "no" }
 
@@ -40,14 +44,14 @@ function Out:send(msg)
   sse(rid, encode(msg))
 end
 
-function Out:finish(msg)
+function Out:finish(msg, status)
   local rid = self.rid
   active[rid] = nil
   if self.streaming then
     sse(rid, encode(msg))
     stream_close(rid)
   else
-    respond(rid, 200, encode(msg), "application/json")
+    respond(rid, status or 200, encode(msg), "application/json")
   end
 end
 
@@ -73,6 +77,12 @@ local function accepts(accept, wanted)
   end
   accept = accept:lower()
   return accept:find(wanted, 1, true) or accept:find("*/*", 1, true) ~= nil
+end
+
+local function forget(exchange)
+  if by_id[exchange.id] == exchange.call_id then
+    by_id[exchange.id] = nil
+  end
 end
 
 local function handle_post(rid, req)
@@ -114,8 +124,35 @@ local function handle_post(rid, req)
     server.respond(msg, request)
     return respond(rid, 202)
   end
-  local exchange = { transport = "http", out = setmetatable({ rid = rid }, Out), request = request }
-  active[rid] = call.start(request, msg, exchange)
+  request.calls = by_id
+  local exchange = { transport = "http", out = setmetatable({ rid = rid }, Out), request = request,
+    subscriber = "http", on_done = forget }
+  local id = call.start(request, msg, exchange)
+  active[rid] = id
+  by_id[msg.id] = id
+end
+
+-- GET (legacy era): a stream of server notifications (list changes, updates of
+-- subscribed resources) that stays open until the client closes it. The modern era has
+-- no GET stream (405), and neither era has sessions here, so DELETE is 405 too.
+local function handle_get(rid, req)
+  local version = req.headers["mcp-protocol-version"]
+  if version and protocol.is_modern(version) then
+    return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST,
+      "method not allowed: protocol " .. version .. " has no GET stream; use subscriptions/listen")),
+      "application/json", { Allow = "POST" })
+  end
+  if not accepts(req.headers.accept, "text/event-stream") then
+    return answer_error(rid, 406, jsonrpc.INVALID_REQUEST, "not acceptable: a GET stream is text/event-stream")
+  end
+  stream_open(rid, 200, "text/event-stream", SSE_HEADERS)
+  get_streams[rid] = notify.add {
+    era = "legacy",
+    key = "http",
+    send = function(msg)
+      sse(rid, encode(msg))
+    end,
+  }
 end
 
 --- Hook: one HTTP request that passed the C checks (runs in its own coroutine).
@@ -123,11 +160,12 @@ function _M.request(rid, req)
   local method = req.method
   if method == "POST" then
     return handle_post(rid, req)
+  elseif method == "GET" then
+    return handle_get(rid, req)
   end
-  -- No server-initiated stream and no sessions in this era's subset: GET and DELETE are
-  -- not offered (the spec allows 405 for both).
   return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST,
-    "method not allowed: " .. method .. " (this server answers POST)")), "application/json", { Allow = "POST" })
+    "method not allowed: " .. method .. " (sessions are off: there is no session to delete)")), "application/json",
+    { Allow = "GET, POST" })
 end
 
 --- Hook: the connection of rid closed before its answer was complete.
@@ -137,6 +175,20 @@ function _M.closed(rid)
     active[rid] = nil
     core.cancel(id)
   end
+  local sink = get_streams[rid]
+  if sink then
+    get_streams[rid] = nil
+    notify.remove(sink)
+  end
+end
+
+--- Ends every GET stream (shutdown).
+function _M.close_streams()
+  for rid, sink in pairs(get_streams) do
+    notify.remove(sink)
+    stream_close(rid)
+  end
+  get_streams = {}
 end
 
 --- Number of HTTP calls in flight.

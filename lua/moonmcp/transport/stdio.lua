@@ -10,6 +10,7 @@ local json = require "moonmcp.json"
 local jsonrpc = require "moonmcp.jsonrpc"
 local server = require "moonmcp.server"
 local call = require "moonmcp.call"
+local notify = require "moonmcp.notify"
 
 local type, setmetatable, encode, write, random_hex = type, setmetatable, json.encode, core.stdio_write,
   core.random_hex
@@ -46,6 +47,17 @@ end
 
 local out = setmetatable({}, Out)
 
+-- A client that initializes speaks the legacy era: from then on it hears list changes
+-- and updates of the resources it subscribed to (modern clients use subscriptions/listen).
+local legacy_sink = nil
+local function on_initialize()
+  if not legacy_sink then
+    legacy_sink = notify.add { era = "legacy", key = "stdio", send = function(msg)
+      write(encode(msg))
+    end }
+  end
+end
+
 --- Hook: one line of stdin (runs in its own coroutine). line is nil when it was too long.
 function _M.line(line, err)
   if not line then
@@ -69,7 +81,8 @@ function _M.line(line, err)
     return server.respond(msg, request)
   end
   in_flight = in_flight + 1
-  local exchange = { transport = "stdio", out = out, request = request, on_done = done }
+  local exchange = { transport = "stdio", out = out, request = request, on_done = done, subscriber = "stdio",
+    on_initialize = on_initialize }
   by_request_id[msg.id] = call.start(request, msg, exchange)
 end
 
