@@ -135,7 +135,7 @@ function _M.run(opts)
 
   if opts.stdio then
     core.stdio_start { max_line_bytes = limits.max_line_bytes }
-    log.info("serving MCP on stdio", { tools = #gen.files })
+    log.info("serving MCP on stdio", { files = #gen.files })
   else
     local host, port = parse_listen(opts.listen or conf.listen or "127.0.0.1:8080")
     if not host then
