@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 uv_loop_t *mm_loop;
 lua_State *mm_L;
@@ -21,6 +22,11 @@ int main(int argc, char **argv)
 {
     char home[4096];
     signal(SIGPIPE, SIG_IGN);
+    struct rlimit nofile; /* one descriptor per connection: allow as many as the system does */
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
     argv = uv_setup_args(argc, argv);
     if (mm_vm_find_home(home, sizeof home) != 0) {
         mm_log_error("cannot find the Lua runtime (lua/moonmcp/init.lua); set MOONMCP_HOME");

@@ -79,6 +79,10 @@ end
 --- Stops the server with SIGTERM and waits; returns its exit code.
 function Http:stop(signal)
   self.proc:kill(signal or "TERM")
+  local deadline = core.clock() + 15
+  while not self.exited and core.clock() < deadline do -- the stderr reader ends at EOF
+    moonmcp.sleep(0.01)
+  end
   local code, sig = self.proc:wait(15)
   self.proc:close()
   return code, sig
