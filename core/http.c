@@ -72,6 +72,10 @@ typedef struct conn {
     int in_field;    /* inside a header name */
     int in_headers;  /* between the first byte of a request and the end of its headers */
     int read_stopped; /* reading paused: too many pipelined bytes wait */
+    int pumping;      /* inside pump(): it must not re-enter itself */
+    int dispatch;     /* the parser paused on a complete request to hand to Lua */
+    int failed;       /* the parser failed: nothing more is parsed on this connection */
+    size_t pending_off; /* bytes of pending already parsed */
     buf url, hbuf, body, pending;
     header *headers;
     int nheaders, headers_cap;
@@ -86,7 +90,7 @@ static char RIDS_KEY[1];
 static double next_rid = 1;
 
 static void conn_close(conn *c);
-static void parse(conn *c, const char *data, size_t len);
+static void pump(conn *c);
 
 /* ---- small buffers ---- */
 
@@ -265,6 +269,7 @@ static void respond_error(conn *c, int status, const char *message, const char *
 /* ---- the request cycle ---- */
 
 static void timer_idle(conn *c);
+static void on_pump_timer(uv_timer_t *t);
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *b);
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b);
 
@@ -312,15 +317,17 @@ static void request_done(conn *c)
     request_reset(c);
     timer_idle(c);
     llhttp_resume(&c->parser);
-    if (c->pending.len) {
-        buf p = c->pending;
-        c->pending = (buf){0};
-        parse(c, p.data, p.len);
-        buf_free(&p);
-    }
-    if (c->read_stopped && !c->closing && !c->rid) {
+    if (c->read_stopped && !c->closing) {
         c->read_stopped = 0;
         uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    }
+    if (c->pending.len > c->pending_off) {
+        /* Pipelined bytes wait. Parse them now, unless a coroutine is answering: then on
+         * the next loop iteration, so that Lua is never entered from inside a coroutine. */
+        if (mm_sched_current())
+            uv_timer_start(&c->timer, on_pump_timer, 0, 0);
+        else
+            pump(c);
     }
 }
 
@@ -572,38 +579,66 @@ static int on_message_complete(llhttp_t *p)
         respond_error(c, 500, "the runtime has no HTTP handler", NULL);
         return 0;
     }
+    lua_pop(L, 1);
+    c->dispatch = 1;
+    return HPE_PAUSED; /* parse nothing more: pump() hands it to Lua, outside the parser */
+}
+
+/* Hands the complete request to the runtime's http_request hook (a protected call, not a
+ * coroutine: the runtime spawns the call's coroutine itself). */
+static void dispatch(conn *c)
+{
+    lua_State *L = mm_L;
     uv_timer_stop(&c->timer);
     c->rid = next_rid++;
     rid_set(c->rid, c);
     lua_pushnumber(L, c->rid);
     push_request(L, c);
-    mm_sched_spawn(L, 2);
-    return HPE_PAUSED; /* parse nothing more until this request is answered */
+    mm_hook_call(L, "http_request", 2);
 }
 
-static void parse(conn *c, const char *data, size_t len)
+/* Parses what waits in pending, one request at a time: each complete request is
+ * dispatched; parsing stops while its answer is outstanding (c->rid) and goes on when it
+ * is complete (request_done). */
+static void pump(conn *c)
 {
-    if (c->rid || c->closing) {
-        if (buf_append(&c->pending, data, len) || c->pending.len > cfg.max_body_bytes + 65536) {
-            uv_read_stop((uv_stream_t *)&c->tcp); /* back-pressure a pipelining client */
-            c->read_stopped = 1;
+    if (c->pumping)
+        return; /* an outer pump() goes on with the loop */
+    c->pumping = 1;
+    while (!c->rid && !c->closing && !c->failed && c->pending.len > c->pending_off) {
+        const char *data = c->pending.data + c->pending_off;
+        size_t len = c->pending.len - c->pending_off;
+        llhttp_errno_t err = llhttp_execute(&c->parser, data, len);
+        size_t used = len;
+        if (err == HPE_PAUSED) {
+            const char *pos = llhttp_get_error_pos(&c->parser);
+            used = pos ? (size_t)(pos - data) : len;
         }
-        return;
+        c->pending_off += used;
+        if (c->pending_off == c->pending.len)
+            c->pending.len = c->pending_off = 0;
+        if (err == HPE_PAUSED && c->dispatch) {
+            c->dispatch = 0;
+            dispatch(c);
+        } else if (err != HPE_OK && err != HPE_PAUSED) {
+            c->failed = 1;
+            c->keep_alive = 0;
+            if (c->error_status)
+                respond_error(c, c->error_status, c->error_text, NULL);
+            else
+                respond_error(c, 400, "malformed HTTP request", NULL);
+        }
     }
-    llhttp_errno_t err = llhttp_execute(&c->parser, data, len);
-    if (err == HPE_PAUSED) {
-        const char *pos = llhttp_get_error_pos(&c->parser);
-        size_t used = pos ? (size_t)(pos - data) : len;
-        if (used < len)
-            buf_append(&c->pending, data + used, len - used);
-    } else if (err != HPE_OK) {
-        c->keep_alive = 0;
-        if (c->error_status)
-            respond_error(c, c->error_status, c->error_text, NULL);
-        else
-            respond_error(c, 400, "malformed HTTP request", NULL);
-    }
+    c->pumping = 0;
     mm_sched_drain();
+}
+
+static void on_pump_timer(uv_timer_t *t)
+{
+    conn *c = t->data;
+    if (!c->rid)
+        timer_idle(c);
+    pump(c);
 }
 
 /* ---- connection handling ---- */
@@ -655,7 +690,15 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
     if (n > 0) {
         if (!c->rid && !c->in_headers)
             timer_idle(c);
-        parse(c, b->base, (size_t)n);
+        if (buf_append(&c->pending, b->base, (size_t)n) != 0) {
+            conn_close(c);
+            return;
+        }
+        if (c->rid && c->pending.len - c->pending_off > cfg.max_body_bytes + 65536) {
+            uv_read_stop(s); /* back-pressure a client that pipelines too much */
+            c->read_stopped = 1;
+        }
+        pump(c);
     }
 }
 

@@ -198,6 +198,11 @@ int mm_core_open(lua_State *L)
     mm_http_open(L);
     mm_stdio_open(L);
     mm_signal_open(L);
+    mm_seal_open(L);
+    mm_diag_open(L);
+    mm_exec_open(L);
+    mm_watch_open(L);
+    mm_tcp_open(L);
     lua_pushliteral(L, MOONMCP_VERSION);
     lua_setfield(L, -2, "version");
     return 1;

@@ -1,8 +1,9 @@
 /*
  * stdio.c — newline-delimited JSON-RPC on stdin/stdout.
  *
- * Every complete line of stdin is handed to the runtime's `stdio_line` hook in a fresh
- * coroutine, so lines are served concurrently and answers may leave out of order. A line
+ * Every complete line of stdin is handed to the runtime's `stdio_line` hook (a protected
+ * call; the runtime spawns a coroutine per request), so lines are served concurrently and
+ * answers may leave out of order. A line
  * longer than the configured limit is not buffered further: the hook receives
  * (nil, "line too long") once and the rest of that line is skipped. End of input calls
  * the `stdio_eof` hook (plain call); the runtime stops the process when the calls in
@@ -43,21 +44,15 @@ static void deliver(const char *p, size_t n)
         n--;
     if (n == 0)
         return;
-    lua_State *L = mm_L;
-    if (mm_hook_push(L, "stdio_line") != 0)
-        return;
-    lua_pushlstring(L, p, n);
-    mm_sched_spawn(L, 1);
+    lua_pushlstring(mm_L, p, n);
+    mm_hook_call(mm_L, "stdio_line", 1);
 }
 
 static void too_long(void)
 {
-    lua_State *L = mm_L;
-    if (mm_hook_push(L, "stdio_line") != 0)
-        return;
-    lua_pushnil(L);
-    lua_pushliteral(L, "line too long");
-    mm_sched_spawn(L, 2);
+    lua_pushnil(mm_L);
+    lua_pushliteral(mm_L, "line too long");
+    mm_hook_call(mm_L, "stdio_line", 2);
 }
 
 static void feed(const char *p, size_t n)

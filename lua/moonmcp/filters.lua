@@ -34,6 +34,11 @@ function _M.add(fn)
   list[#list + 1] = fn
 end
 
+--- Number of filters configured.
+function _M.count()
+  return #list
+end
+
 --- Runs every filter on request. Returns true, or false, status, message, headers.
 function _M.run(request)
   for i = 1, #list do

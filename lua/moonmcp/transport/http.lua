@@ -1,8 +1,8 @@
 -- moonmcp.transport.http — the request phase of Streamable HTTP (DESIGN §2, steps 1-2).
 --
 -- The C side has already bounded the request (header bytes, header count, body bytes,
--- timeouts), checked the path, the method, Host/Origin and the Content-Type. Here, in
--- the request's own coroutine: Accept and MCP-Protocol-Version are checked, the request
+-- timeouts), checked the path, the method, Host/Origin and the Content-Type. Here (in a
+-- coroutine of its own when request filters are configured): Accept and MCP-Protocol-Version are checked, the request
 -- context is built (request id, remote, headers), the user's request filters run (they
 -- may yield, add to the context, or reject), the body is classified: notifications and
 -- client responses are handled inline and answered 202; a request becomes a call.
@@ -18,7 +18,10 @@ local call = require "moonmcp.call"
 local filters = require "moonmcp.filters"
 local protocol = require "moonmcp.protocol"
 
-local type, setmetatable, encode, random_hex = type, setmetatable, json.encode, core.random_hex
+local log = require "moonmcp.log"
+
+local type, setmetatable, xpcall, traceback, tostring = type, setmetatable, xpcall, debug.traceback, tostring
+local encode, random_hex = json.encode, core.random_hex
 local respond, stream_open, sse, stream_close = core.http_respond, core.http_stream_open, core.http_sse,
   core.http_stream_close
 
@@ -155,8 +158,7 @@ local function handle_get(rid, req)
   }
 end
 
---- Hook: one HTTP request that passed the C checks (runs in its own coroutine).
-function _M.request(rid, req)
+local function phase(rid, req)
   local method = req.method
   if method == "POST" then
     return handle_post(rid, req)
@@ -166,6 +168,25 @@ function _M.request(rid, req)
   return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST,
     "method not allowed: " .. method .. " (sessions are off: there is no session to delete)")), "application/json",
     { Allow = "GET, POST" })
+end
+
+local function guarded_phase(rid, req)
+  local ok, err = xpcall(phase, traceback, rid, req)
+  if not ok then
+    log.error("request phase failed", { error = tostring(err) })
+    answer_error(rid, 500, jsonrpc.INTERNAL_ERROR, "internal error")
+  end
+end
+
+--- Hook: one HTTP request that passed the C checks (a plain call from the loop). The
+--- request phase runs right here, or — when request filters are configured, since they
+--- may yield — in a coroutine of its own.
+function _M.request(rid, req)
+  if filters.count() > 0 then
+    core.spawn(guarded_phase, rid, req)
+  else
+    guarded_phase(rid, req)
+  end
 end
 
 --- Hook: the connection of rid closed before its answer was complete.

@@ -58,7 +58,8 @@ local function on_initialize()
   end
 end
 
---- Hook: one line of stdin (runs in its own coroutine). line is nil when it was too long.
+--- Hook: one line of stdin (a plain call from the loop; a request spawns its call).
+--- line is nil when it was too long.
 function _M.line(line, err)
   if not line then
     return write(encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST, err)))
