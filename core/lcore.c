@@ -101,6 +101,24 @@ static int l_clock(lua_State *L)
     return 1;
 }
 
+/* Random bytes from the kernel's CSPRNG, fetched 4 KiB at a time (ids are made on every
+ * call: one getrandom per call would be a syscall on the hot path). */
+static unsigned char pool[4096];
+static size_t pool_left;
+
+static int random_bytes(unsigned char *out, size_t n)
+{
+    if (pool_left < n) {
+        if (getrandom(pool, sizeof pool, 0) != (ssize_t)sizeof pool)
+            return -1;
+        pool_left = sizeof pool;
+    }
+    memcpy(out, pool + sizeof pool - pool_left, n);
+    memset(pool + sizeof pool - pool_left, 0, n); /* bytes are used once */
+    pool_left -= n;
+    return 0;
+}
+
 /* random_hex(nbytes) -> 2*nbytes lowercase hex digits from the kernel's CSPRNG */
 static int l_random_hex(lua_State *L)
 {
@@ -108,7 +126,7 @@ static int l_random_hex(lua_State *L)
     luaL_argcheck(L, n > 0 && n <= 64, 1, "1..64 bytes");
     unsigned char bytes[64];
     char hex[129];
-    if (getrandom(bytes, (size_t)n, 0) != n)
+    if (random_bytes(bytes, (size_t)n) != 0)
         return luaL_error(L, "random_hex: getrandom failed");
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < n; i++) {
@@ -203,6 +221,10 @@ int mm_core_open(lua_State *L)
     mm_exec_open(L);
     mm_watch_open(L);
     mm_tcp_open(L);
+    mm_fs_open(L);
+    mm_dns_open(L);
+    mm_http_client_open(L);
+    mm_watchdog_open(L);
     lua_pushliteral(L, MOONMCP_VERSION);
     lua_setfield(L, -2, "version");
     return 1;

@@ -33,16 +33,24 @@ function _M.exchange_of(ctx)
   return exchanges[ctx]
 end
 
+--- Binds a context table made outside a call's start (a child task's, moonmcp.ctx_tasks)
+--- to an exchange, so the ctx methods work on it; nil unbinds.
+function _M.bind(ctx, exchange)
+  exchanges[ctx] = exchange
+end
+
+local function run(id, snap, msg, exchange, ctx)
+  context.restore(snap, ctx)
+  exchanges[ctx] = exchange
+  calls.enter(id, ctx, exchange)
+  return server.dispatch(msg, exchange, ctx)
+end
+
 local function body(snap, msg, exchange)
   local id = current()
   exchange.call_id = id
   local ctx = setmetatable({}, CTX_MT)
-  local ok, response = xpcall(function()
-    context.restore(snap, ctx)
-    exchanges[ctx] = exchange
-    calls.enter(id, ctx, exchange)
-    return server.dispatch(msg, exchange, ctx)
-  end, traceback)
+  local ok, response = xpcall(run, traceback, id, snap, msg, exchange, ctx)
   if not ok then
     log.error("call failed", { error = tostring(response) })
     response = require("moonmcp.jsonrpc").error(msg.id, -32603, "internal error")
