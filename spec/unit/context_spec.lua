@@ -115,3 +115,23 @@ describe("the call context", function()
     assert.is_nil(next(kept))
   end)
 end)
+
+describe("host yields", function()
+  setup(function()
+    inproc.load { "spec/fixtures/scripts" }
+  end)
+
+  it("pass through a coroutine.wrap generator the handler made itself", function()
+    local res = inproc.call(inproc.tool("sleep_in_generator", {}))
+    assert.same({ 1, 2, 3 }, res.result.structuredContent.values)
+  end)
+
+  it("park only their own call", function()
+    local slow = inproc.start(inproc.tool("sleep", { seconds = 0.3 }, 1))
+    local t0 = core.clock()
+    local fast = inproc.call { jsonrpc = "2.0", id = 2, method = "ping" }
+    assert.same(2, fast.id)
+    assert.is_true(core.clock() - t0 < 0.1)
+    assert.same("slept 0.3", slow:wait().result.content[1].text)
+  end)
+end)
