@@ -111,6 +111,7 @@ static void run(mm_call *c)
     c->op = NULL;
     current = c;
     depth++;
+    c->resumed_at = uv_hrtime();
     int status = lua_resume(c->co, nargs);
     depth--;
     current = prev;

@@ -39,6 +39,7 @@ struct mm_call {
     mm_cancel_fn cancel; /* how to cancel the pending operation, or NULL */
     void *op;            /* the pending operation */
     mm_call *next;       /* ready queue */
+    uint64_t resumed_at; /* uv_hrtime() when its current resume began (watchdog) */
 };
 
 /* Sentinels, as light userdata values. */

@@ -16,8 +16,19 @@ function _M.enter(id, ctx, exchange)
   live[id] = { ctx = ctx, exchange = exchange }
 end
 
+local leave_hooks = {}
+
+--- Registers fn(id), run whenever a call (or a child task) leaves — e.g. to cancel the
+--- child tasks it leaves behind (moonmcp.ctx_tasks).
+function _M.on_leave(fn)
+  leave_hooks[#leave_hooks + 1] = fn
+end
+
 function _M.leave(id)
   live[id] = nil
+  for i = 1, #leave_hooks do
+    leave_hooks[i](id)
+  end
 end
 
 --- The record of the running call ({ ctx, exchange }), or nil outside a call.

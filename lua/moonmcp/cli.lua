@@ -6,7 +6,7 @@
 local core = require "moonmcp.core"
 local host = require "moonmcp.host"
 
-local ipairs, tostring, xpcall, traceback = ipairs, tostring, xpcall, debug.traceback
+local tostring, xpcall, traceback = tostring, xpcall, debug.traceback
 
 local _M = {}
 
@@ -19,7 +19,15 @@ Commands:
                               examples) over Streamable HTTP, or over stdio.
   test [busted options] [SPEC ...]
                               Run busted specs under LuaJIT inside the host, so specs
-                              may call yielding APIs such as moonmcp.sleep.
+                              may call yielding APIs such as moonmcp.sleep (helpers:
+                              require "moonmcp.testing"; see docs/tools.md#testing).
+  check [--json] [PATH ...]   Load and validate the scripts; print every tool, prompt
+                              and resource with its schema; on any error print
+                              file:line: message and exit 1.
+  call [options] [PATH ...] TOOL [key=value ...]
+                              Run one tool once, in-process, through the protocol
+                              layer: progress and logs on stderr, the result on stdout;
+                              exit 1 on an error result.
 
 Options of serve:
   --listen HOST:PORT          Address to listen on (default 127.0.0.1:8080; port 0 picks
@@ -28,6 +36,19 @@ Options of serve:
   --config FILE               A Lua config file (limits, allowed hosts, request filters,
                               context accessors, log level; see docs/tools.md).
   --log-level LEVEL           debug, info, notice, warning, error (default info).
+  --no-watch                  Do not reload the scripts when they change on disk
+                              (SIGHUP still reloads them).
+
+Options of call:
+  --json '{...}'              The arguments as one JSON object (key=value pairs are
+                              coerced by the tool's input schema and win).
+  --answers FILE              Answers to the tool's questions (elicitation, sampling,
+                              roots): a Lua or JSON file mapping question keys or
+                              messages to answers. On a terminal, unanswered questions
+                              are asked interactively.
+  --era legacy|modern         The protocol era of the call (default legacy).
+  --raw                       Print the whole CallToolResult as JSON.
+  --log-level LEVEL           Server log threshold (default warning).
 
   -h, --help                  Show this help.
   --version                   Show the version.
@@ -65,6 +86,8 @@ local function parse_serve(args)
       end
     elseif a == "--stdio" then
       opts.stdio = true
+    elseif a == "--no-watch" then
+      opts.watch = false
     elseif a == "--config" then
       opts.config = value()
       if not opts.config then
@@ -119,6 +142,24 @@ local function run(home, args)
     return require("moonmcp.serve").run(opts)
   elseif command == "test" then
     return require("moonmcp.testing.runner").run(home, rest)
+  elseif command == "check" or command == "call" then
+    local mod = require(command == "check" and "moonmcp.check" or "moonmcp.call_cli")
+    local opts, err = mod.parse(rest)
+    if not opts then
+      return usage_error(err)
+    end
+    if opts.help then
+      io.stdout:write(_M.USAGE)
+      return 0
+    end
+    opts.home = home
+    local ok
+    ok, err = require("moonmcp.serve").configure(nil, command == "call" and (opts.log_level or "warning") or nil)
+    if not ok then
+      core.stderr("moonmcp " .. command .. ": " .. err .. "\n")
+      return 1
+    end
+    return mod.run(opts)
   end
   return usage_error("unknown command " .. tostring(command))
 end

@@ -4,6 +4,17 @@
 --   moonmcp.log.info(msg, fields) logs (levels: debug .. emergency), with the call's fields
 --   moonmcp.json                  encode/decode with [] kept apart from {}
 --   moonmcp.context               register your own context accessors
+--   moonmcp.content               content blocks: text, image, audio, resource, resource_link...
+--   moonmcp.base64                encode / decode (binary data travels as base64)
+--   moonmcp.uri_template          RFC 6570 expand / match
+--   moonmcp.resources.notify_updated(uri)
+--                                 tells the clients subscribed to uri that it changed
+--                                 (also moonmcp.notify_resource_updated(uri))
+--   moonmcp.state(name, init)     a table kept across reloads (see moonmcp.state)
+--   moonmcp.spawn(fn, ...)        a background task owned by this generation of scripts;
+--   moonmcp.every(seconds, fn)    a timer, likewise; both cancelled when a reload drops
+--   moonmcp.cancel(id)            the generation (see moonmcp.tasks)
+--   moonmcp.on_unload(fn)         runs fn when this generation is dropped
 --   moonmcp.version
 local core = require "moonmcp.core"
 local host = require "moonmcp.host"
@@ -15,7 +26,24 @@ local _M = {
   log = require "moonmcp.log",
   json = require "moonmcp.json",
   context = require "moonmcp.context",
+  content = require "moonmcp.content",
+  base64 = require "moonmcp.base64",
+  uri_template = require "moonmcp.uri_template",
 }
+
+local subscriptions = require "moonmcp.subscriptions"
+
+--- Sends notifications/resources/updated for uri to its subscribers; returns how many.
+local function notify_updated(uri)
+  return subscriptions.notify_updated(uri)
+end
+
+_M.resources = { notify_updated = notify_updated }
+_M.notify_resource_updated = notify_updated
+
+_M.state = require("moonmcp.state").get
+local tasks = require "moonmcp.tasks"
+_M.spawn, _M.every, _M.cancel, _M.on_unload = tasks.spawn, tasks.every, tasks.cancel, tasks.on_unload
 
 --- Parks the calling coroutine for seconds (a number >= 0); other calls keep running.
 --- Raises "cancelled" if the call is cancelled meanwhile.

@@ -9,6 +9,9 @@
 -- error anywhere and no generation is returned.
 local core = require "moonmcp.core"
 local schema_shape = require "moonmcp.schema_shape"
+local json = require "moonmcp.json"
+local uri_template = require "moonmcp.uri_template"
+local tasks = require "moonmcp.tasks"
 
 local type, pairs, ipairs, tostring, setmetatable, setfenv, loadfile, xpcall, sort, debug_getinfo =
   type, pairs, ipairs, tostring, setmetatable, setfenv, loadfile, xpcall, table.sort, debug.getinfo
@@ -105,7 +108,221 @@ local function check_tool(name, def, add)
   }
 end
 
-local CHECKS = { tools = check_tool }
+-- The fields prompts, resources and templates share: display strings, annotations,
+-- icons, _meta, caching hints. Marks the lists in them as JSON arrays. Returns true, or
+-- false after add().
+local function check_common(what, def, add, line)
+  for _, field in ipairs({ "title", "description", "mimeType" }) do
+    if def[field] ~= nil and type(def[field]) ~= "string" then
+      return add(("%s: %s must be a string"):format(what, field), line)
+    end
+  end
+  local a = def.annotations
+  if a ~= nil then
+    if type(a) ~= "table" then
+      return add(("%s: annotations must be a table"):format(what), line)
+    end
+    if a.audience ~= nil then
+      if type(a.audience) ~= "table" then
+        return add(("%s: annotations.audience must be a list"):format(what), line)
+      end
+      for _, role in ipairs(a.audience) do
+        if role ~= "user" and role ~= "assistant" then
+          return add(("%s: annotations.audience: %q is not \"user\" or \"assistant\""):format(what, tostring(role)),
+            line)
+        end
+      end
+      json.array(a.audience)
+    end
+    if a.priority ~= nil and (type(a.priority) ~= "number" or a.priority < 0 or a.priority > 1) then
+      return add(("%s: annotations.priority must be a number from 0 to 1"):format(what), line)
+    end
+    if a.lastModified ~= nil and type(a.lastModified) ~= "string" then
+      return add(("%s: annotations.lastModified must be an ISO 8601 string"):format(what), line)
+    end
+  end
+  if def.icons ~= nil then
+    if type(def.icons) ~= "table" then
+      return add(("%s: icons must be a list"):format(what), line)
+    end
+    json.array(def.icons)
+  end
+  if def._meta ~= nil and type(def._meta) ~= "table" then
+    return add(("%s: _meta must be a table"):format(what), line)
+  end
+  local ttl = def.ttl_ms
+  if ttl ~= nil and (type(ttl) ~= "number" or ttl < 0 or ttl ~= math.floor(ttl)) then
+    return add(("%s: ttl_ms must be an integer >= 0 (milliseconds)"):format(what), line)
+  end
+  if def.cache_scope ~= nil and def.cache_scope ~= "public" and def.cache_scope ~= "private" then
+    return add(("%s: cache_scope must be \"public\" or \"private\""):format(what), line)
+  end
+  return true
+end
+
+-- A completer: a list of strings (offered by prefix) or fn(value, ctx, context_args).
+local function check_completer(what, c, add, line)
+  if type(c) == "function" then
+    return true
+  end
+  if type(c) ~= "table" then
+    return add(("%s must be a list of strings or a function"):format(what), line)
+  end
+  local n = 0
+  for _ in pairs(c) do
+    n = n + 1
+  end
+  if n ~= #c then
+    return add(("%s must be a list of strings or a function"):format(what), line)
+  end
+  for _, v in ipairs(c) do
+    if type(v) ~= "string" then
+      return add(("%s must hold strings only"):format(what), line)
+    end
+  end
+  return true
+end
+
+local function check_prompt(name, def, add)
+  if type(name) ~= "string" or not name:match(NAME) or #name > 128 then
+    return add(("prompt name %q must be 1-128 characters of A-Z a-z 0-9 _ - ."):format(tostring(name)))
+  end
+  if type(def) ~= "table" then
+    return add(("prompt %q: the definition must be a table"):format(name))
+  end
+  if type(def.handler) ~= "function" then
+    return add(("prompt %q: handler must be a function"):format(name))
+  end
+  local line = line_of(def.handler)
+  local what = ("prompt %q"):format(name)
+  if not check_common(what, def, add, line) then
+    return false
+  end
+  local arguments, declared, completers = json.array(), {}, {}
+  if def.arguments ~= nil and type(def.arguments) ~= "table" then
+    return add(what .. ": arguments must be a list of { name =, description =, required = }", line)
+  end
+  for i, arg in ipairs(def.arguments or {}) do
+    if type(arg) ~= "table" or type(arg.name) ~= "string" or arg.name == "" then
+      return add(("%s: arguments[%d] needs a name (a string)"):format(what, i), line)
+    end
+    if declared[arg.name] then
+      return add(("%s: argument %q is declared twice"):format(what, arg.name), line)
+    end
+    for _, field in ipairs({ "title", "description" }) do
+      if arg[field] ~= nil and type(arg[field]) ~= "string" then
+        return add(("%s: argument %q: %s must be a string"):format(what, arg.name, field), line)
+      end
+    end
+    if arg.required ~= nil and type(arg.required) ~= "boolean" then
+      return add(("%s: argument %q: required must be a boolean"):format(what, arg.name), line)
+    end
+    if arg.complete ~= nil then
+      if not check_completer(("%s: argument %q: complete"):format(what, arg.name), arg.complete, add, line) then
+        return false
+      end
+      completers[arg.name] = arg.complete
+    end
+    declared[arg.name] = arg
+    -- what prompts/list shows: complete stays on the server
+    arguments[i] = { name = arg.name, title = arg.title, description = arg.description, required = arg.required }
+  end
+  if def.complete ~= nil then
+    if type(def.complete) ~= "table" then
+      return add(what .. ": complete must be a table: argument name -> list or function", line)
+    end
+    for arg, c in pairs(def.complete) do
+      if not declared[arg] then
+        return add(("%s: complete.%s: no such argument"):format(what, tostring(arg)), line)
+      end
+      if not check_completer(("%s: complete.%s"):format(what, arg), c, add, line) then
+        return false
+      end
+      completers[arg] = c
+    end
+  end
+  return { name = name, def = def, arguments = def.arguments and arguments or nil, declared = declared,
+    completers = completers }
+end
+
+local SCHEME = "^%a[%w+.%-]*:"
+
+local function check_resource(uri, def, add)
+  if type(uri) ~= "string" or not uri:match(SCHEME) then
+    return add(("resource %q: the key must be an absolute URI (scheme:...)"):format(tostring(uri)))
+  end
+  if uri:find("[{}]") then
+    return add(("resource %q: a URI with {variables} belongs in templates, not resources"):format(uri))
+  end
+  if type(def) ~= "table" then
+    return add(("resource %q: the definition must be a table"):format(uri))
+  end
+  if type(def.read) ~= "function" then
+    return add(("resource %q: read must be a function(uri, ctx)"):format(uri))
+  end
+  local line = line_of(def.read)
+  local what = ("resource %q"):format(uri)
+  if def.name ~= nil and type(def.name) ~= "string" then
+    return add(what .. ": name must be a string", line)
+  end
+  if def.size ~= nil and (type(def.size) ~= "number" or def.size < 0 or def.size ~= math.floor(def.size)) then
+    return add(what .. ": size must be an integer >= 0 (bytes)", line)
+  end
+  if not check_common(what, def, add, line) then
+    return false
+  end
+  return { uri = uri, def = def, name = def.name or uri }
+end
+
+local function check_template(template, def, add)
+  local compiled, err = uri_template.compile(template)
+  if not compiled then
+    return add(("template %s"):format(err))
+  end
+  if not template:match(SCHEME) then
+    return add(("template %q: must start with a URI scheme (scheme:...)"):format(template))
+  end
+  if #compiled.variables == 0 then
+    return add(("template %q: has no {variables}; define it under resources"):format(template))
+  end
+  if type(def) ~= "table" then
+    return add(("template %q: the definition must be a table"):format(template))
+  end
+  if type(def.read) ~= "function" then
+    return add(("template %q: read must be a function(uri, vars, ctx)"):format(template))
+  end
+  local line = line_of(def.read)
+  local what = ("template %q"):format(template)
+  if def.name ~= nil and type(def.name) ~= "string" then
+    return add(what .. ": name must be a string", line)
+  end
+  if not check_common(what, def, add, line) then
+    return false
+  end
+  local completers = {}
+  if def.complete ~= nil then
+    if type(def.complete) ~= "table" then
+      return add(what .. ": complete must be a table: variable name -> list or function", line)
+    end
+    local vars = {}
+    for _, v in ipairs(compiled.variables) do
+      vars[v] = true
+    end
+    for var, c in pairs(def.complete) do
+      if not vars[var] then
+        return add(("%s: complete.%s: no such variable in the template"):format(what, tostring(var)), line)
+      end
+      if not check_completer(("%s: complete.%s"):format(what, var), c, add, line) then
+        return false
+      end
+      completers[var] = c
+    end
+  end
+  return { uri_template = template, template = compiled, def = def, name = def.name or template,
+    completers = completers }
+end
+
+local CHECKS = { tools = check_tool, prompts = check_prompt, resources = check_resource, templates = check_template }
 
 --- Loads one file into defs (kind -> name -> def, with def.file set). Appends errors.
 local function load_file(path, defs, origin, errors)
@@ -121,12 +338,14 @@ local function load_file(path, defs, origin, errors)
     return
   end
   if type(ret) ~= "table" then
-    errors[#errors + 1] = { file = path, message = "a script must return a table of definitions (tools, prompts, resources, templates)" }
+    errors[#errors + 1] = { file = path,
+      message = "a script must return a table of definitions (tools, prompts, resources, templates)" }
     return
   end
   for key in pairs(ret) do
     if not KNOWN[key] then
-      errors[#errors + 1] = { file = path, message = ("unknown section %q (expected tools, prompts, resources, templates)"):format(tostring(key)) }
+      errors[#errors + 1] = { file = path,
+        message = ("unknown section %q (expected tools, prompts, resources, templates)"):format(tostring(key)) }
     end
   end
   for _, kind in ipairs(KINDS) do
@@ -165,13 +384,19 @@ function _M.load(paths)
   local defs = { tools = {}, prompts = {}, resources = {}, templates = {} }
   local origin = { tools = {}, prompts = {}, resources = {}, templates = {} }
   local errors = {}
+  -- what the scripts start while they load (moonmcp.spawn, every, on_unload) is owned
+  -- by this generation, and dropped with it — at once when the load fails
+  local owner = tasks.new_owner()
+  local prev = tasks.begin_load(owner)
   for _, path in ipairs(files) do
     load_file(path, defs, origin, errors)
   end
+  tasks.end_load(prev)
   if #errors > 0 then
+    tasks.drop(owner)
     return nil, errors
   end
-  local gen = { files = files, origin = origin }
+  local gen = { files = files, origin = origin, owner = owner }
   for _, kind in ipairs(KINDS) do
     gen[kind] = defs[kind]
   end

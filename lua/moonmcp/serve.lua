@@ -4,7 +4,8 @@
 -- config's) -> request filters -> protocol methods -> scripts (any error: report file and
 -- line, exit 1) -> hooks -> listen (HTTP) or read stdin (stdio) -> signals.
 -- SIGINT/SIGTERM stop accepting, let the calls in flight finish (at most 10 s), then exit
--- 0. SIGHUP reloads the scripts (a failed reload keeps the current ones).
+-- 0. SIGHUP reloads the scripts (a failed reload keeps the current ones); unless
+-- --no-watch, the script tree is watched and a saved change is reloaded (moonmcp.reload).
 local core = require "moonmcp.core"
 local config = require "moonmcp.config"
 local context = require "moonmcp.context"
@@ -14,6 +15,7 @@ local loader = require "moonmcp.loader"
 local registry = require "moonmcp.registry"
 local protocol = require "moonmcp.protocol"
 local log = require "moonmcp.log"
+local reload = require "moonmcp.reload"
 
 local _M = {}
 
@@ -22,8 +24,12 @@ local DRAIN_SECONDS = 10
 --- Loads the protocol's method modules (each registers its methods with moonmcp.server).
 function _M.load_methods()
   require "moonmcp.ctx"
+  require "moonmcp.ask"
   require "moonmcp.methods.lifecycle"
   require "moonmcp.methods.tools"
+  require "moonmcp.methods.prompts"
+  require "moonmcp.methods.resources"
+  require "moonmcp.methods.completion"
   require "moonmcp.methods.listen"
 end
 
@@ -96,6 +102,7 @@ function _M.run(opts)
   if #paths == 0 then
     paths = conf.scripts or { opts.home .. "/scripts/examples" }
   end
+  reload.configure(paths) -- stamps the files before the first load
   local gen, errors = loader.load(paths)
   if not gen then
     core.stderr("moonmcp: cannot load the scripts:\n" .. loader.format_errors(errors) .. "\n")
@@ -114,16 +121,11 @@ function _M.run(opts)
     stdio_eof = stdio.eof,
     signal = function(name)
       if name == "SIGHUP" then
-        local new, errs = loader.load(paths)
-        if new then
-          registry.set(new)
-          log.info("scripts reloaded", { files = #new.files })
-        else
-          log.error("reload failed; keeping the current scripts", { errors = loader.format_errors(errs) })
-        end
+        reload.request("SIGHUP", true)
         return
       end
       log.info("shutting down", { signal = name })
+      reload.stop()
       require("moonmcp.methods.listen").close_all()
       if not opts.stdio then
         http.close_streams()
@@ -133,6 +135,11 @@ function _M.run(opts)
     end,
   }
 
+  -- before listening: once the server says it listens, edits are seen
+  if opts.watch ~= false then
+    local n = reload.watch()
+    log.info("watching the scripts for changes", { dirs = n })
+  end
   if opts.stdio then
     core.stdio_start { max_line_bytes = limits.max_line_bytes }
     log.info("serving MCP on stdio", { files = #gen.files })

@@ -60,6 +60,12 @@ function _M.dispatch(msg, exchange, ctx)
   local era, problem = eras.select(msg, exchange)
   exchange.era = era
   local ok, result = xpcall(run, handle_error, era, problem, msg, exchange, ctx)
+  -- A module that took over the call's outcome may replace it: exchange.outcome(exchange,
+  -- ok, result) -> ok, result (moonmcp.mrtr: a handler stopped for input_required).
+  local outcome = exchange.outcome
+  if outcome then
+    ok, result = outcome(exchange, ok, result)
+  end
   local response
   if ok then
     response = era.result(msg, result, exchange)

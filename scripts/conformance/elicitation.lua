@@ -8,7 +8,7 @@
 local moonmcp = require "moonmcp"
 
 local function outcome(prefix, r)
-  -- NEEDS: moonmcp.json.encode (lua/moonmcp/json.lua); content may be absent on decline/cancel
+  -- content may be absent on decline/cancel
   return ("%s: action=%s, content=%s"):format(prefix, tostring(r.action),
     r.content and moonmcp.json.encode(r.content) or "{}")
 end

@@ -2,20 +2,20 @@
 -- official MCP conformance suite, 2026-07-28 input-required-result-* scenarios
 -- (docs/conformance.md). All of these are "interaction" scenarios.
 --
--- Written as plain sequential handlers. Host model they assume (NEEDS, see the doc):
+-- Plain sequential handlers on the ask API (lua/moonmcp/ask.lua):
 --  * ctx:elicit / ctx:sample / ctx:roots take an optional `key` that names the entry in
 --    InputRequiredResult.inputRequests (and in the client's inputResponses on retry).
---  * ctx:gather{ key = {elicit=…} | {sample=…} | {roots=true}, … } asks for several inputs
---    in ONE round and returns { key = result, … }.
---  * A call that needs input not present in params.inputResponses ends the handler and
---    answers {resultType="input_required", inputRequests={…}, requestState=…}; the retry
---    re-runs the handler, answering earlier asks from the (HMAC-protected) requestState and
---    new ones from inputResponses. requestState is ALWAYS present and changes every round;
---    a tampered one is a JSON-RPC error -32602. Unknown inputResponses keys are ignored;
---    a non-object inputResponses value (or inputResponses = null) is rejected (-32602).
---  * ctx.client.capabilities is the request's _meta clientCapabilities (2026) or the
---    initialize capabilities (2025-11-25).
--- On 2025-11-25 the same handlers would send ordinary server->client requests.
+--  * ctx:ask{ key = {elicit=…} | {sample=…} | {roots=true}, … } asks several questions in
+--    ONE round and returns { key = answer, … }.
+--  * A question not answered yet ends the run: the call answers {resultType=
+--    "input_required", inputRequests={…}, requestState=…}; the retry re-runs the handler,
+--    answering earlier questions from the ledger sealed in requestState (AES-256-GCM) and
+--    new ones from inputResponses. requestState is always present and differs every
+--    round; a tampered one is -32602. Unknown inputResponses keys are ignored; a missing
+--    answer is asked again; a non-object answer or inputResponses = null is -32602.
+--  * ctx:client().capabilities is the request's _meta clientCapabilities (2026) or the
+--    initialize capabilities (2025-11-25, when known).
+-- On 2025-11-25 the same handlers send ordinary server->client requests.
 -- (No moonmcp functions are needed here: everything goes through ctx.)
 
 local NO_ARGS = { type = "object", properties = {} }
@@ -58,7 +58,7 @@ return {
       description = "MRTR: returns InputRequiredResult with roots/list request",
       input = NO_ARGS,
       handler = function(_, ctx)
-        local roots = ctx:roots { key = "client_roots" } -- NEEDS: returns the array of {uri=, name=}
+        local roots = ctx:roots { key = "client_roots" } -- the array of { uri =, name = }
         return ("Found %d root(s)"):format(#roots)
       end,
     },
@@ -81,7 +81,7 @@ return {
       description = "MRTR: returns InputRequiredResult with multiple input requests",
       input = NO_ARGS,
       handler = function(_, ctx)
-        local r = ctx:gather { -- NEEDS: ctx:gather (several inputs, one round)
+        local r = ctx:ask { -- several questions, one round
           user_name = { elicit = ask_text("What is your name?", "name") },
           greeting = { sample = sample("Generate a greeting", 50) },
           client_roots = { roots = true },
@@ -120,7 +120,7 @@ return {
       description = "MRTR: respects client capabilities in inputRequests",
       input = NO_ARGS,
       handler = function(_, ctx)
-        local caps = ctx.client.capabilities or {} -- NEEDS: ctx.client.capabilities
+        local caps = ctx:client().capabilities or {}
         local want, keys = {}, {}
         if caps.elicitation then
           want.elicit_input = { elicit = ask_text("Elicitation input", "value") }
@@ -131,7 +131,7 @@ return {
           keys[#keys + 1] = "sample_input"
         end
         if #keys == 0 then return "No supported capabilities declared" end
-        ctx:gather(want)
+        ctx:ask(want)
         return "capabilities-ok: received " .. table.concat(keys, ",")
       end,
     },

@@ -16,7 +16,7 @@ return {
       description = "Test tool requiring sampling",
       input = NO_ARGS,
       handler = function(_, ctx)
-        -- NEEDS: ctx:sample without the client's sampling capability -> -32021 (HTTP 400)
+        -- ctx:sample without the client's sampling capability ends the call: -32021 (HTTP 400)
         local r = ctx:sample { messages = { { role = "user", content = { type = "text", text = "ping" } } },
                                max_tokens = 10 }
         return "Success: " .. tostring(r.content and r.content.text)

@@ -27,6 +27,7 @@ function _M.settle(base, seconds)
   local deadline = core.clock() + (seconds or 2)
   local now
   repeat
+    collectgarbage()
     moonmcp.sleep(0.01)
     now = { fds = _M.fds(), handles = _M.handles() }
   until (now.fds <= base.fds and now.handles <= base.handles) or core.clock() > deadline

@@ -7,6 +7,10 @@ local protocol = require "moonmcp.protocol"
 
 local _M = { name = "legacy" }
 
+-- The client of the last initialize seen on stdio ({ info, capabilities }): stdio has one
+-- client, so without a session this is who asks (moonmcp.ask uses the capabilities).
+local stdio_client = nil
+
 _M.METHODS = {
   initialize = true, ping = true, ["tools/list"] = true, ["tools/call"] = true, ["prompts/list"] = true,
   ["prompts/get"] = true, ["resources/list"] = true, ["resources/read"] = true, ["resources/templates/list"] = true,
@@ -31,7 +35,11 @@ function _M.prepare(msg, exchange)
   end
   exchange.version = version or (msg.method == "initialize" and protocol.negotiate(msg.params.protocolVersion))
     or "2025-03-26"
-  exchange.client = session and session.client
+  if msg.method == "initialize" and exchange.transport == "stdio" and type(msg.params) == "table" then
+    local caps = msg.params.capabilities
+    stdio_client = { info = msg.params.clientInfo, capabilities = type(caps) == "table" and caps or {} }
+  end
+  exchange.client = session and session.client or (exchange.transport == "stdio" and stdio_client) or nil
   local meta = msg.params and msg.params._meta
   exchange.progress_token = type(meta) == "table" and meta.progressToken or nil
   exchange.log_level = session and session.log_level or protocol.legacy_log_level()

@@ -6,6 +6,7 @@ local json = require "moonmcp.json"
 local jsonrpc = require "moonmcp.jsonrpc"
 local protocol = require "moonmcp.protocol"
 local base64 = require "moonmcp.base64"
+local mrtr = require "moonmcp.mrtr"
 
 local type, tostring = type, tostring
 
@@ -107,6 +108,9 @@ function _M.prepare(msg, exchange)
   exchange.client = { info = meta[_M.CLIENT_INFO_KEY], capabilities = caps }
   exchange.progress_token = meta.progressToken
   exchange.log_level = meta[_M.LOG_LEVEL_KEY] -- nil: no notifications/message at all
+  if mrtr.METHODS[msg.method] then
+    mrtr.prepare(msg, exchange) -- checks inputResponses / requestState; handlers may ask
+  end
 end
 
 --- Decorates a result: resultType, serverInfo, caching hints.

@@ -15,9 +15,9 @@ local server = require "moonmcp.server"
 local jsonrpc = require "moonmcp.jsonrpc"
 local json = require "moonmcp.json"
 local log = require "moonmcp.log"
+local paginate = require "moonmcp.paginate"
 
-local type, pairs, sort, xpcall, traceback, tostring, select =
-  type, pairs, table.sort, xpcall, debug.traceback, tostring, select
+local type, xpcall, traceback, tostring, select = type, xpcall, debug.traceback, tostring, select
 
 local _M = {}
 
@@ -80,18 +80,9 @@ local function describe(entry)
 end
 _M.describe = describe
 
-server.method("tools/list", function(_, exchange)
-  local tools = exchange.generation.tools
-  local names = {}
-  for name in pairs(tools) do
-    names[#names + 1] = name
-  end
-  sort(names)
-  local list = json.array()
-  for i, name in ipairs(names) do
-    list[i] = describe(tools[name])
-  end
-  return { tools = list }
+server.method("tools/list", function(params, exchange)
+  local tools, next_cursor = paginate.page(exchange.generation.tools, "tools", params.cursor, describe, exchange)
+  return { tools = tools, nextCursor = next_cursor }
 end)
 
 local function pack(ok, ...)

@@ -1,0 +1,94 @@
+-- moonmcp.deadline — per-call deadlines: when a call's time is up it is cancelled
+-- (core.cancel), and the protocol layer answers "deadline exceeded".
+--
+--   local deadline = require "moonmcp.deadline"
+--   deadline.set_default(seconds | nil)   the default for every call (nil: none)
+--   deadline.for_tool(def)                def.timeout (a tool's own) or the default
+--   local disarm = deadline.arm(call_id, seconds)   seconds nil/false: no deadline
+--   disarm()                              when the call ends (idempotent)
+--   deadline.expired(call_id)             true once the deadline cancelled the call
+--   deadline.MESSAGE                      "deadline exceeded"
+--
+-- Wiring (protocol layer): arm right after the call is spawned (or at its start); after
+-- dispatch, if deadline.expired(id) answer the request with an error whose message is
+-- deadline.MESSAGE instead of treating it as a client cancellation; disarm at the end.
+-- Inside the handler the deadline looks like any cancellation: the pending yield raises
+-- "cancelled", so every cleanup path (pcall, context clear, child tasks) runs as usual.
+-- Each armed deadline is one sleeping coroutine; disarming cancels it.
+local core = require "moonmcp.core"
+local host = require "moonmcp.host"
+local calls = require "moonmcp.calls"
+
+local type, error, pcall = type, error, pcall
+local spawn, cancel, sleep, await = core.spawn, core.cancel, core.sleep, host.await
+
+local _M = { MESSAGE = "deadline exceeded" }
+
+local default = nil
+local expired = {} -- call id -> true
+
+local function check(seconds, what)
+  if seconds ~= nil and seconds ~= false and
+    (type(seconds) ~= "number" or seconds <= 0 or seconds ~= seconds or seconds == math.huge) then
+    error(what .. ": seconds must be a finite number > 0, or nil", 3)
+  end
+end
+
+function _M.set_default(seconds)
+  check(seconds, "deadline.set_default")
+  default = seconds or nil
+end
+
+function _M.default()
+  return default
+end
+
+function _M.for_tool(def)
+  local t = type(def) == "table" and def.timeout or nil
+  if type(t) == "number" and t > 0 then
+    return t
+  end
+  return default
+end
+
+local function noop() end
+
+local function wait(seconds)
+  return await(sleep(seconds))
+end
+
+function _M.arm(call_id, seconds)
+  if type(call_id) ~= "number" then
+    error("deadline.arm: call_id must be a number", 2)
+  end
+  check(seconds, "deadline.arm")
+  if not seconds then
+    return noop
+  end
+  local watcher = spawn(function()
+    if pcall(wait, seconds) then -- not disarmed in time
+      expired[call_id] = true
+      if not cancel(call_id) then
+        expired[call_id] = nil -- the call had already ended
+      end
+    end
+  end)
+  local armed = true
+  return function()
+    if armed then
+      armed = false
+      cancel(watcher)
+    end
+  end
+end
+
+function _M.expired(call_id)
+  return expired[call_id] == true
+end
+
+-- Forget a call once it left (the protocol layer checks expired() before that).
+calls.on_leave(function(id)
+  expired[id] = nil
+end)
+
+return _M

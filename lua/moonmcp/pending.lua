@@ -1,0 +1,170 @@
+-- moonmcp.pending — server->client requests of the legacy era (elicitation/create,
+-- sampling/createMessage, roots/list), each parked in the call that made it.
+--
+-- request(exchange, method, params, opts) sends { jsonrpc, id, method, params } on the
+-- call's own output (HTTP: the answer switches to SSE; stdio: one line), with an id made
+-- here ("mm-<n>-<random>": unique in the process and not guessable, so one client cannot
+-- answer another's question), and parks the calling coroutine (core.park). The client's
+-- response arrives on its own (a separate POST answered 202, or a stdio line);
+-- server.respond hands it to route(), which wakes exactly the parked coroutine with it.
+--
+-- Outcomes, all seen by the caller of request():
+--   result       -> returned
+--   error answer -> raises a ClientError { code, message, data, method } (tostring-able)
+--   timeout      -> sends notifications/cancelled for the request, raises
+--                   "<method>: the client did not answer within N s" (a catchable error)
+--   cancellation or disconnect of the call -> raises "cancelled" (the call ends)
+-- The entry in `waiting` and the timer are removed on every path before request()
+-- returns or raises. An answer for an unknown, answered, timed-out or cancelled id — or
+-- one that arrives on another transport or session than the request — is ignored and
+-- logged at debug level by server.respond.
+--
+-- The timeout is a child call sleeping beside the parked one (core.spawn + core.sleep),
+-- cancelled as soon as the request is settled; a timer that already fired but had not
+-- yet run checks its own cancellation flag before waking anyone.
+local core = require "moonmcp.core"
+local jsonrpc = require "moonmcp.jsonrpc"
+local server = require "moonmcp.server"
+local log = require "moonmcp.log"
+
+local type, error, setmetatable, tostring, pcall, floor = type, error, setmetatable, tostring, pcall, math.floor
+local park, wake, spawn, cancel, cancelled, current, sleep, random_hex =
+  core.park, core.wake, core.spawn, core.cancel, core.cancelled, core.current, core.sleep, core.random_hex
+local CANCELLED = core.CANCELLED
+
+local _M = {}
+
+local DEFAULT_TIMEOUT = 300
+local timeout = DEFAULT_TIMEOUT
+
+local waiting = {} -- request id -> { call, transport, session }
+local counter = 0
+local TIMEOUT = setmetatable({}, { __tostring = function() return "TIMEOUT" end })
+
+--- An error answer of the client, raised in the handler.
+local ClientError = {}
+ClientError.__index = ClientError
+ClientError.__tostring = function(e)
+  return ("%s failed on the client: %s (%s)"):format(e.method, tostring(e.message), tostring(e.code))
+end
+_M.ClientError = ClientError
+
+--- Default seconds to wait for an answer (300).
+function _M.set_timeout(seconds)
+  if type(seconds) ~= "number" or seconds <= 0 then
+    error("pending.set_timeout: seconds must be a number > 0", 2)
+  end
+  timeout = seconds
+end
+
+function _M.get_timeout()
+  return timeout
+end
+
+--- Number of requests waiting for an answer (for specs and diagnostics).
+function _M.count()
+  local n = 0
+  for _ in pairs(waiting) do
+    n = n + 1
+  end
+  return n
+end
+
+local function session_of(request)
+  local headers = request and request.headers
+  return headers and headers["mcp-session-id"] or nil
+end
+
+local function timer(call_id, seconds, id)
+  local ok, r = pcall(sleep, seconds)
+  if ok and r ~= CANCELLED and not cancelled() then
+    wake(call_id, TIMEOUT, id)
+  end
+end
+
+--- Sends method(params) to the client of exchange and waits for its answer (see top).
+--- opts.timeout overrides the default for this request.
+function _M.request(exchange, method, params, opts)
+  local call_id = current()
+  if not call_id then
+    error(method .. ": must be called inside a moonmcp call", 3)
+  end
+  if cancelled(call_id) or (exchange.call_id and cancelled(exchange.call_id)) then
+    error("cancelled", 0)
+  end
+  local seconds = opts and opts.timeout or timeout
+  counter = counter + 1
+  local id = "mm-" .. counter .. "-" .. random_hex(4)
+  waiting[id] = { call = call_id, transport = exchange.transport, session = session_of(exchange.request) }
+  local timer_id = spawn(timer, call_id, seconds, id)
+  local function settle()
+    waiting[id] = nil
+    cancel(timer_id)
+  end
+  local ok, err = pcall(exchange.out.send, exchange.out, jsonrpc.request(id, method, params))
+  if not ok then
+    settle()
+    error(err, 0)
+  end
+  log.debug("request sent to the client", { id = id, method = method })
+  while true do
+    local r, tag
+    local entry = waiting[id]
+    if entry and entry.answer then -- answered synchronously, from inside out:send
+      r = entry.answer
+    else
+      r, tag = park()
+    end
+    if r == CANCELLED then
+      settle()
+      error("cancelled", 0)
+    elseif r == TIMEOUT then
+      if tag == id then
+        settle()
+        if not cancelled(call_id) then
+          pcall(exchange.out.send, exchange.out, jsonrpc.notification("notifications/cancelled",
+            { requestId = id, reason = "timed out" }))
+        end
+        error(("%s: the client did not answer within %s s"):format(method, tostring(floor(seconds * 1000) / 1000)), 0)
+      end
+    elseif type(r) == "table" and r.id == id then
+      settle()
+      local e = r.error
+      if e ~= nil then
+        e = type(e) == "table" and e or {}
+        error(setmetatable({ code = e.code, message = e.message, data = e.data, method = method }, ClientError), 0)
+      end
+      return r.result
+    end
+    -- anything else is a stale wake-up meant for an earlier park: wait on
+  end
+end
+
+--- server.on_response hook: wakes the call waiting for msg.id. Returns true when handled.
+function _M.route(msg, info)
+  local id = msg.id
+  local entry = type(id) == "string" and waiting[id]
+  if not entry then
+    return false
+  end
+  if info and info.transport and entry.transport and info.transport ~= entry.transport then
+    return false
+  end
+  if entry.session and session_of(info) ~= entry.session then
+    return false
+  end
+  if wake(entry.call, msg) then
+    waiting[id] = nil
+    return true
+  end
+  if entry.call == current() and not entry.answer then
+    -- An in-process peer answered from inside out:send, before the call parked.
+    entry.answer = msg
+    return true
+  end
+  return false
+end
+
+server.on_response(_M.route)
+
+return _M
