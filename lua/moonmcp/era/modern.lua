@@ -50,19 +50,24 @@ local function decode_header(v)
   return v
 end
 
+local function header(headers, name)
+  local v = headers[name]
+  return v and v:match("^%s*(.-)%s*$")
+end
+
 local function mismatch(message)
   jsonrpc.raise(_M.HEADER_MISMATCH, "Header mismatch: " .. message)
 end
 
 -- The HTTP routing headers must be present and agree with the body.
 local function check_headers(msg, headers, version)
-  local h = headers["mcp-protocol-version"]
+  local h = header(headers, "mcp-protocol-version")
   if not h then
     mismatch("MCP-Protocol-Version header is required")
   elseif h ~= version then
-    mismatch(("MCP-Protocol-Version header value '%s' does not match body value '%s'"):format(h, version))
+    mismatch(("MCP-Protocol-Version header value '%s' does not match body value '%s'"):format(h, tostring(version)))
   end
-  h = headers["mcp-method"]
+  h = header(headers, "mcp-method")
   if not h then
     mismatch("Mcp-Method header is required")
   elseif h ~= msg.method then
@@ -71,7 +76,7 @@ local function check_headers(msg, headers, version)
   local field = NAME_FIELD[msg.method]
   if field then
     local body = msg.params[field]
-    h = headers["mcp-name"]
+    h = header(headers, "mcp-name")
     if not h then
       mismatch("Mcp-Name header is required for " .. msg.method)
     end
@@ -89,6 +94,10 @@ function _M.prepare(msg, exchange)
   local params = msg.params
   local meta = params._meta
   local version = meta[_M.VERSION_KEY]
+  local request = exchange.request
+  if request and request.transport == "http" then
+    check_headers(msg, request.headers, version) -- first: routing must agree with the body
+  end
   if not protocol.is_modern(version) then
     jsonrpc.raise(_M.UNSUPPORTED_VERSION, "Unsupported protocol version",
       { supported = protocol.supported_versions(), requested = version })
@@ -96,10 +105,6 @@ function _M.prepare(msg, exchange)
   local caps = meta[_M.CAPABILITIES_KEY]
   if type(caps) ~= "table" or json.is_array(caps) then
     jsonrpc.raise(jsonrpc.INVALID_PARAMS, "_meta." .. _M.CAPABILITIES_KEY .. " is required (an object)")
-  end
-  local request = exchange.request
-  if request and request.transport == "http" then
-    check_headers(msg, request.headers, version)
   end
   if not _M.METHODS[msg.method] then
     jsonrpc.raise(jsonrpc.METHOD_NOT_FOUND, "method not found: " .. msg.method .. " (protocol " .. version .. ")")

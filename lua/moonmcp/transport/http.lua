@@ -27,6 +27,8 @@ local respond, stream_open, sse, stream_close = core.http_respond, core.http_str
 
 local notify = require "moonmcp.notify"
 
+local MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
 local _M = {}
 
 local active = {}    -- rid -> call id, while the call runs
@@ -95,14 +97,15 @@ local function handle_post(rid, req)
     return answer_error(rid, 406, jsonrpc.INVALID_REQUEST,
       "not acceptable: Accept must list application/json and text/event-stream")
   end
-  local version = headers["mcp-protocol-version"]
-  if version and not protocol.is_supported(version) then
-    return answer_error(rid, 400, jsonrpc.INVALID_REQUEST, "unsupported MCP-Protocol-Version: " .. version)
-  end
-
   local msg, kind, message, id = jsonrpc.parse(req.body)
   if not msg then
     return answer_error(rid, 400, kind, message, id)
+  end
+  local meta = type(msg.params) == "table" and msg.params._meta or nil
+  local version = headers["mcp-protocol-version"]
+  if version and not protocol.is_supported(version) and not (type(meta) == "table" and meta[MODERN_VERSION_KEY]) then
+    -- a legacy request naming a version we do not speak (modern ones get -32022 from their era)
+    return answer_error(rid, 400, jsonrpc.INVALID_REQUEST, "unsupported MCP-Protocol-Version: " .. version, msg.id)
   end
 
   local request = {
@@ -112,7 +115,7 @@ local function handle_post(rid, req)
     request_id = headers["x-request-id"] or random_hex(8),
     log = {},
     message = msg,
-    meta = type(msg.params) == "table" and msg.params._meta or nil,
+    meta = meta,
   }
   local ok, status, reason, extra = filters.run(request)
   if not ok then
@@ -120,6 +123,7 @@ local function handle_post(rid, req)
       extra)
   end
 
+  request.calls = by_id
   if kind == "notification" then
     server.notify(msg, request)
     return respond(rid, 202)
@@ -127,7 +131,6 @@ local function handle_post(rid, req)
     server.respond(msg, request)
     return respond(rid, 202)
   end
-  request.calls = by_id
   local exchange = { transport = "http", out = setmetatable({ rid = rid }, Out), request = request,
     subscriber = "http", on_done = forget }
   local id = call.start(request, msg, exchange)
