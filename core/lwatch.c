@@ -69,8 +69,7 @@ static void on_event(uv_fs_event_t *h, const char *filename, int events, int sta
     (void)events;
     watch_dir *d = h->data;
     watcher *w = d->w;
-    if (!w || w->fn_ref == LUA_NOREF)
-        return;
+    if (!w || w->fn_ref == LUA_NOREF) return;
     lua_State *L = mm_L;
     int base = lua_gettop(L);
     lua_pushcfunction(L, traceback);
@@ -116,8 +115,7 @@ static int l_add(lua_State *L)
     watcher *w = check_watcher(L);
     size_t len;
     const char *path = luaL_checklstring(L, 2, &len);
-    if (w->fn_ref == LUA_NOREF)
-        return luaL_error(L, "watcher: closed");
+    if (w->fn_ref == LUA_NOREF) return luaL_error(L, "watcher: closed");
     for (watch_dir *d = w->dirs; d; d = d->next) {
         if (strcmp(d->path, path) == 0) {
             lua_pushboolean(L, 1);
@@ -125,8 +123,7 @@ static int l_add(lua_State *L)
         }
     }
     watch_dir *d = malloc(sizeof *d + len + 1);
-    if (!d)
-        return luaL_error(L, "watcher: out of memory");
+    if (!d) return luaL_error(L, "watcher: out of memory");
     memcpy(d->path, path, len + 1);
     d->w = w;
     int r = uv_fs_event_init(mm_loop, &d->ev);

@@ -4,10 +4,11 @@
 -- The scripts under PATH (default: the bundled examples) are loaded as `serve` loads
 -- them; the tool is called in-process by moonmcp.testing.client (a real call: context
 -- snapshot, coroutine, schema validation, result shaping). As the call runs, its
--- progress and log notifications are printed on stderr. The result goes to stdout: the
--- structured content as JSON when there is some, else the text of the content blocks
--- (other blocks as JSON); --raw prints the whole CallToolResult as JSON. Exit status: 0,
--- 1 for an error result or a protocol error (the message on stderr), 2 for bad usage.
+-- progress and log notifications (at --log-level, default info) are printed on stderr.
+-- The result goes to stdout: the structured content as JSON when there is some, else
+-- the text of the content blocks (other blocks as JSON); --raw prints the whole
+-- CallToolResult as JSON. Exit status: 0; 1 for an error result or a protocol error (the
+-- message on stderr); 2 for bad usage. The server log shows warnings and errors only.
 --
 -- Arguments: --json '{...}' gives them as one JSON object; key=value pairs are coerced by
 -- the tool's input schema (integer, number, boolean, array and object properties are
@@ -322,7 +323,7 @@ function _M.run(opts)
   if #paths == 0 then
     paths = { opts.home .. "/scripts/examples" }
   end
-  log.set_level(opts.log_level or "warning")
+  log.set_level("warning") -- the server log: errors and tracebacks only
   local gen, errors = loader.load(paths)
   if not gen then
     core.stderr("moonmcp call: cannot load the scripts:\n" .. loader.format_errors(errors) .. "\n")
@@ -370,7 +371,7 @@ function _M.run(opts)
   local client = require("moonmcp.testing.client").new {
     era = opts.era or "legacy",
     answers = answers,
-    log_level = "debug",
+    log_level = opts.log_level or "info",
     on_progress = print_progress,
     on_log = print_log,
     on_ask = function(method, params, key)

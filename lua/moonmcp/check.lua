@@ -15,7 +15,7 @@ local registry = require "moonmcp.registry"
 local json = require "moonmcp.json"
 local tasks = require "moonmcp.tasks"
 
-local ipairs, tostring, concat, sort = ipairs, tostring, table.concat, table.sort
+local ipairs, concat, sort = ipairs, table.concat, table.sort
 
 local _M = {}
 

@@ -48,7 +48,7 @@ Options of call:
                               are asked interactively.
   --era legacy|modern         The protocol era of the call (default legacy).
   --raw                       Print the whole CallToolResult as JSON.
-  --log-level LEVEL           Server log threshold (default warning).
+  --log-level LEVEL           The level of the tool's log lines shown (default info).
 
   -h, --help                  Show this help.
   --version                   Show the version.
@@ -154,7 +154,7 @@ local function run(home, args)
     end
     opts.home = home
     local ok
-    ok, err = require("moonmcp.serve").configure(nil, command == "call" and (opts.log_level or "warning") or nil)
+    ok, err = require("moonmcp.serve").configure(nil)
     if not ok then
       core.stderr("moonmcp " .. command .. ": " .. err .. "\n")
       return 1

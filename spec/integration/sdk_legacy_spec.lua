@@ -1,6 +1,7 @@
 -- The official 1.x TypeScript client (@modelcontextprotocol/sdk 1.32.2, protocol 2025-11-25)
 -- against the real binary, over Streamable HTTP and over stdio: tools, structured output,
--- prompts, resources and templates, completions, progress, logging, cancellation — and
+-- prompts, resources and templates, completions, progress, logging (logging/setLevel),
+-- resource subscriptions, cancellation (notifications/cancelled) — and
 -- every message moonmcp sent validates against the 2025-11-25 JSON Schema.
 --
 -- One driver run per transport (spec/peers/drive.mjs, started in setup) performs all the
@@ -10,6 +11,7 @@
 local server = require "helpers.server"
 local peers = require "helpers.peers"
 local wire = require "helpers.wire_schema"
+local json = require "moonmcp.json"
 
 local ERA = "2025-11-25"
 local PATHS = { "scripts/conformance", "spec/fixtures/sdk" }
@@ -57,7 +59,7 @@ local function landed(step, what)
 end
 
 local function ok(step)
-  assert(step.ok, ("step %q failed: %s"):format(step.label, require("moonmcp.json").encode(step.error)))
+  assert(step.ok, ("step %q failed: %s"):format(step.label, json.encode(step.error)))
   return step.result
 end
 
@@ -258,7 +260,7 @@ local function behaviours(name, start)
       local msgs = log_messages(report, step)
       assert.same(1, #msgs)
       assert.same("warning", msgs[1].level)
-      assert.matches("levels: warning line", require("moonmcp.json").encode(msgs[1].data), 1, true)
+      assert.matches("levels: warning line", json.encode(msgs[1].data), 1, true)
     end)
 
     it("delivers notifications/resources/updated to a subscriber", function()

@@ -195,6 +195,22 @@ describe("reload", function()
       assert.same({ "notifications/tools/list_changed" }, sent)
     end)
 
+    it("reaches a modern listen stream that asked for it, and only for what it asked", function()
+      local got = {}
+      local modern = notify.add { era = "modern", subscription_id = "sub-1",
+        filter = { promptsListChanged = true }, send = function(m)
+          got[#got + 1] = m
+        end }
+      start { ["a.lua"] = scratch.tool("a", "v1") }
+      dir:write("p.lua", "return { prompts = { p = { handler = function() return 'hi' end } } }")
+      dir:write("a.lua", scratch.tool("a", "v1", { description = "changed" }))
+      reload.now("spec")
+      notify.remove(modern)
+      assert.equal(1, #got)
+      assert.equal("notifications/prompts/list_changed", got[1].method)
+      assert.equal("sub-1", got[1].params._meta[notify.SUBSCRIPTION_KEY])
+    end)
+
     it("is not sent when only code changed", function()
       start { ["a.lua"] = scratch.tool("a", "v1") }
       dir:write("a.lua", scratch.tool("a", "v2 other code"))
