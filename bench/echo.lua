@@ -12,4 +12,5 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
 wrk.body = os.getenv("ECHO_BODY")
-  or '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world","n":42,"ok":true}}}'
+  or '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo",'
+    .. '"arguments":{"text":"hello, world","n":42,"ok":true}}}'

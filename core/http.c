@@ -60,21 +60,21 @@ typedef struct conn {
     uv_tcp_t tcp;
     uv_timer_t timer;
     llhttp_t parser;
-    int handles;     /* open handles; freed at 0 */
+    int handles; /* open handles; freed at 0 */
     int closing;
     int close_after_write;
-    int streaming;   /* an SSE answer is open */
-    int keep_alive;  /* of the request being answered */
-    double rid;      /* request being answered, 0 when none */
+    int streaming;    /* an SSE answer is open */
+    int keep_alive;   /* of the request being answered */
+    double rid;       /* request being answered, 0 when none */
     int error_status; /* set by a parser callback that rejects the request */
     const char *error_text;
     size_t header_bytes;
-    int in_field;    /* inside a header name */
-    int in_headers;  /* between the first byte of a request and the end of its headers */
-    int read_stopped; /* reading paused: too many pipelined bytes wait */
-    int pumping;      /* inside pump(): it must not re-enter itself */
-    int dispatch;     /* the parser paused on a complete request to hand to Lua */
-    int failed;       /* the parser failed: nothing more is parsed on this connection */
+    int in_field;       /* inside a header name */
+    int in_headers;     /* between the first byte of a request and the end of its headers */
+    int read_stopped;   /* reading paused: too many pipelined bytes wait */
+    int pumping;        /* inside pump(): it must not re-enter itself */
+    int dispatch;       /* the parser paused on a complete request to hand to Lua */
+    int failed;         /* the parser failed: nothing more is parsed on this connection */
     size_t pending_off; /* bytes of pending already parsed */
     buf url, hbuf, body, pending;
     header *headers;
@@ -101,8 +101,7 @@ static int buf_append(buf *b, const char *p, size_t n)
         while (cap < b->len + n)
             cap *= 2;
         char *d = realloc(b->data, cap);
-        if (!d)
-            return UV_ENOMEM;
+        if (!d) return UV_ENOMEM;
         b->data = d;
         b->cap = cap;
     }
@@ -142,8 +141,7 @@ static conn *rid_get(lua_State *L, double rid)
     lua_rawget(L, -2);
     conn *c = lua_touserdata(L, -1);
     lua_pop(L, 2);
-    if (c && (c->closing || c->rid != rid))
-        return NULL;
+    if (c && (c->closing || c->rid != rid)) return NULL;
     return c;
 }
 
@@ -160,15 +158,13 @@ static void on_write(uv_write_t *req, int status)
     write_req *w = (write_req *)req;
     conn *c = w->c;
     free(w);
-    if (status < 0 || (c->close_after_write && c->tcp.write_queue_size == 0))
-        conn_close(c);
+    if (status < 0 || (c->close_after_write && c->tcp.write_queue_size == 0)) conn_close(c);
 }
 
 /* Writes bufs; what the socket does not take at once is copied and queued. */
 static void conn_write(conn *c, uv_buf_t *bufs, int n)
 {
-    if (c->closing)
-        return;
+    if (c->closing) return;
     size_t total = 0, done = 0;
     for (int i = 0; i < n; i++)
         total += bufs[i].len;
@@ -181,8 +177,7 @@ static void conn_write(conn *c, uv_buf_t *bufs, int n)
         done = r > 0 ? (size_t)r : 0;
     }
     if (done == total) {
-        if (c->close_after_write)
-            conn_close(c);
+        if (c->close_after_write) conn_close(c);
         return;
     }
     write_req *w = malloc(sizeof *w + (total - done));
@@ -212,25 +207,44 @@ static void conn_write(conn *c, uv_buf_t *bufs, int n)
 static const char *status_text(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 202: return "Accepted";
-    case 204: return "No Content";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 406: return "Not Acceptable";
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return "Content Too Large";
-    case 415: return "Unsupported Media Type";
-    case 422: return "Unprocessable Content";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Unknown";
+    case 200:
+        return "OK";
+    case 202:
+        return "Accepted";
+    case 204:
+        return "No Content";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 406:
+        return "Not Acceptable";
+    case 408:
+        return "Request Timeout";
+    case 411:
+        return "Length Required";
+    case 413:
+        return "Content Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 422:
+        return "Unprocessable Content";
+    case 429:
+        return "Too Many Requests";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Unknown";
     }
 }
 
@@ -239,14 +253,12 @@ static int format_head(conn *c, char *out, size_t size, int status, const char *
                        long long length, const char *extra)
 {
     int n = snprintf(out, size, "HTTP/1.1 %d %s\r\n", status, status_text(status));
-    if (type)
-        n += snprintf(out + n, size - (size_t)n, "Content-Type: %s\r\n", type);
+    if (type) n += snprintf(out + n, size - (size_t)n, "Content-Type: %s\r\n", type);
     if (length >= 0)
         n += snprintf(out + n, size - (size_t)n, "Content-Length: %lld\r\n", length);
     else
         n += snprintf(out + n, size - (size_t)n, "Transfer-Encoding: chunked\r\n");
-    if (!c->keep_alive)
-        n += snprintf(out + n, size - (size_t)n, "Connection: close\r\n");
+    if (!c->keep_alive) n += snprintf(out + n, size - (size_t)n, "Connection: close\r\n");
     n += snprintf(out + n, size - (size_t)n, "%s\r\n", extra ? extra : "");
     return n < (int)size ? n : (int)size - 1;
 }
@@ -256,13 +268,13 @@ static void respond_error(conn *c, int status, const char *message, const char *
 {
     char body[512], head[512];
     int code = status == 404 ? -32601 : -32600;
-    int blen = snprintf(body, sizeof body,
-                        "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
-                        code, message);
+    int blen =
+        snprintf(body, sizeof body,
+                 "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
+                 code, message);
     int hlen = format_head(c, head, sizeof head, status, "application/json", blen, extra);
     uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)hlen), uv_buf_init(body, (unsigned)blen)};
-    if (!c->keep_alive)
-        c->close_after_write = 1;
+    if (!c->keep_alive) c->close_after_write = 1;
     conn_write(c, bufs, 2);
 }
 
@@ -276,8 +288,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b);
 static void on_timeout(uv_timer_t *t)
 {
     conn *c = t->data;
-    if (c->rid)
-        return;
+    if (c->rid) return;
     if (llhttp_get_errno(&c->parser) == HPE_OK && c->header_bytes > 0) {
         c->keep_alive = 0;
         respond_error(c, 408, "request headers not received in time", NULL);
@@ -288,8 +299,7 @@ static void on_timeout(uv_timer_t *t)
 
 static void timer_idle(conn *c)
 {
-    if (cfg.idle_timeout_ms)
-        uv_timer_start(&c->timer, on_timeout, cfg.idle_timeout_ms, 0);
+    if (cfg.idle_timeout_ms) uv_timer_start(&c->timer, on_timeout, cfg.idle_timeout_ms, 0);
 }
 
 static void request_reset(conn *c)
@@ -343,40 +353,34 @@ static int on_message_begin(llhttp_t *p)
     conn *c = p->data;
     request_reset(c);
     c->in_headers = 1;
-    if (cfg.header_timeout_ms)
-        uv_timer_start(&c->timer, on_timeout, cfg.header_timeout_ms, 0);
+    if (cfg.header_timeout_ms) uv_timer_start(&c->timer, on_timeout, cfg.header_timeout_ms, 0);
     return 0;
 }
 
 static int count_header_bytes(conn *c, size_t n)
 {
     c->header_bytes += n;
-    if (c->header_bytes > cfg.max_header_bytes)
-        return reject(c, 431, "request headers too large");
+    if (c->header_bytes > cfg.max_header_bytes) return reject(c, 431, "request headers too large");
     return 0;
 }
 
 static int on_url(llhttp_t *p, const char *at, size_t n)
 {
     conn *c = p->data;
-    if (count_header_bytes(c, n))
-        return -1;
+    if (count_header_bytes(c, n)) return -1;
     return buf_append(&c->url, at, n) ? reject(c, 500, "out of memory") : 0;
 }
 
 static int on_header_field(llhttp_t *p, const char *at, size_t n)
 {
     conn *c = p->data;
-    if (count_header_bytes(c, n))
-        return -1;
+    if (count_header_bytes(c, n)) return -1;
     if (!c->in_field) { /* a new header starts */
-        if (c->nheaders >= cfg.max_headers)
-            return reject(c, 431, "too many request headers");
+        if (c->nheaders >= cfg.max_headers) return reject(c, 431, "too many request headers");
         if (c->nheaders == c->headers_cap) {
             int cap = c->headers_cap ? c->headers_cap * 2 : 16;
             header *h = realloc(c->headers, (size_t)cap * sizeof *h);
-            if (!h)
-                return reject(c, 500, "out of memory");
+            if (!h) return reject(c, 500, "out of memory");
             c->headers = h;
             c->headers_cap = cap;
         }
@@ -385,8 +389,7 @@ static int on_header_field(llhttp_t *p, const char *at, size_t n)
         h->name_len = h->value = h->value_len = 0;
         c->in_field = 1;
     }
-    if (buf_append(&c->hbuf, at, n))
-        return reject(c, 500, "out of memory");
+    if (buf_append(&c->hbuf, at, n)) return reject(c, 500, "out of memory");
     c->headers[c->nheaders - 1].name_len += n;
     return 0;
 }
@@ -402,10 +405,8 @@ static int on_header_field_complete(llhttp_t *p)
 static int on_header_value(llhttp_t *p, const char *at, size_t n)
 {
     conn *c = p->data;
-    if (count_header_bytes(c, n))
-        return -1;
-    if (buf_append(&c->hbuf, at, n))
-        return reject(c, 500, "out of memory");
+    if (count_header_bytes(c, n)) return -1;
+    if (buf_append(&c->hbuf, at, n)) return reject(c, 500, "out of memory");
     c->headers[c->nheaders - 1].value_len += n;
     return 0;
 }
@@ -424,8 +425,7 @@ static int on_headers_complete(llhttp_t *p)
         size_t want = (size_t)p->content_length;
         if (want > c->body.cap) {
             char *d = realloc(c->body.data, want);
-            if (!d)
-                return reject(c, 500, "out of memory");
+            if (!d) return reject(c, 500, "out of memory");
             c->body.data = d;
             c->body.cap = want;
         }
@@ -436,8 +436,7 @@ static int on_headers_complete(llhttp_t *p)
 static int on_body(llhttp_t *p, const char *at, size_t n)
 {
     conn *c = p->data;
-    if (c->body.len + n > cfg.max_body_bytes)
-        return reject(c, 413, "request body too large");
+    if (c->body.len + n > cfg.max_body_bytes) return reject(c, 413, "request body too large");
     return buf_append(&c->body, at, n) ? reject(c, 500, "out of memory") : 0;
 }
 
@@ -457,35 +456,29 @@ static const char *find_header(conn *c, const char *name, size_t *len)
 /* Is the host part of "host[:port]" (or "[v6]:port") in the allowlist? */
 static int host_allowed(const char *s, size_t len)
 {
-    if (cfg.allow_any_host)
-        return 1;
+    if (cfg.allow_any_host) return 1;
     size_t hl = len;
     if (len && s[0] == '[') {
         const char *end = memchr(s, ']', len);
         hl = end ? (size_t)(end - s) + 1 : len;
     } else {
         const char *colon = memchr(s, ':', len);
-        if (colon)
-            hl = (size_t)(colon - s);
+        if (colon) hl = (size_t)(colon - s);
     }
     for (int i = 0; i < cfg.nhosts; i++)
-        if (strlen(cfg.hosts[i]) == hl && strncasecmp(cfg.hosts[i], s, hl) == 0)
-            return 1;
+        if (strlen(cfg.hosts[i]) == hl && strncasecmp(cfg.hosts[i], s, hl) == 0) return 1;
     return 0;
 }
 
 static int origin_allowed(const char *s, size_t len)
 {
-    if (len == 4 && memcmp(s, "null", 4) == 0)
-        return 0;
+    if (len == 4 && memcmp(s, "null", 4) == 0) return 0;
     const char *scheme = memchr(s, ':', len);
-    if (!scheme || (size_t)(scheme - s) + 3 > len || memcmp(scheme, "://", 3) != 0)
-        return 0;
+    if (!scheme || (size_t)(scheme - s) + 3 > len || memcmp(scheme, "://", 3) != 0) return 0;
     const char *host = scheme + 3;
     size_t hl = len - (size_t)(host - s);
     const char *slash = memchr(host, '/', hl);
-    if (slash)
-        hl = (size_t)(slash - host);
+    if (slash) hl = (size_t)(slash - host);
     return host_allowed(host, hl);
 }
 
@@ -602,8 +595,7 @@ static void dispatch(conn *c)
  * is complete (request_done). */
 static void pump(conn *c)
 {
-    if (c->pumping)
-        return; /* an outer pump() goes on with the loop */
+    if (c->pumping) return; /* an outer pump() goes on with the loop */
     c->pumping = 1;
     while (!c->rid && !c->closing && !c->failed && c->pending.len > c->pending_off) {
         const char *data = c->pending.data + c->pending_off;
@@ -615,8 +607,7 @@ static void pump(conn *c)
             used = pos ? (size_t)(pos - data) : len;
         }
         c->pending_off += used;
-        if (c->pending_off == c->pending.len)
-            c->pending.len = c->pending_off = 0;
+        if (c->pending_off == c->pending.len) c->pending.len = c->pending_off = 0;
         if (err == HPE_PAUSED && c->dispatch) {
             c->dispatch = 0;
             dispatch(c);
@@ -636,8 +627,7 @@ static void pump(conn *c)
 static void on_pump_timer(uv_timer_t *t)
 {
     conn *c = t->data;
-    if (!c->rid)
-        timer_idle(c);
+    if (!c->rid) timer_idle(c);
     pump(c);
 }
 
@@ -646,8 +636,7 @@ static void on_pump_timer(uv_timer_t *t)
 static void on_handle_close(uv_handle_t *h)
 {
     conn *c = h->data;
-    if (--c->handles > 0)
-        return;
+    if (--c->handles > 0) return;
     if (c->rid) {
         double rid = c->rid;
         rid_set(rid, NULL);
@@ -665,8 +654,7 @@ static void on_handle_close(uv_handle_t *h)
 
 static void conn_close(conn *c)
 {
-    if (c->closing)
-        return;
+    if (c->closing) return;
     c->closing = 1;
     uv_close((uv_handle_t *)&c->tcp, on_handle_close);
     uv_close((uv_handle_t *)&c->timer, on_handle_close);
@@ -688,8 +676,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
         return;
     }
     if (n > 0) {
-        if (!c->rid && !c->in_headers)
-            timer_idle(c);
+        if (!c->rid && !c->in_headers) timer_idle(c);
         if (buf_append(&c->pending, b->base, (size_t)n) != 0) {
             conn_close(c);
             return;
@@ -704,11 +691,9 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 
 static void on_connection(uv_stream_t *srv, int status)
 {
-    if (status < 0)
-        return;
+    if (status < 0) return;
     conn *c = calloc(1, sizeof *c);
-    if (!c)
-        return;
+    if (!c) return;
     uv_tcp_init(mm_loop, &c->tcp);
     uv_timer_init(mm_loop, &c->timer);
     c->tcp.data = c->timer.data = c;
@@ -755,8 +740,7 @@ static size_t opt_size(lua_State *L, const char *key, size_t def)
 static int l_http_listen(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    if (listening)
-        return luaL_error(L, "http_listen: already listening");
+    if (listening) return luaL_error(L, "http_listen: already listening");
     lua_getfield(L, 1, "host");
     const char *host = luaL_optstring(L, -1, "127.0.0.1");
     lua_getfield(L, 1, "port");
@@ -799,8 +783,7 @@ static int l_http_listen(lua_State *L)
     }
     uv_tcp_init(mm_loop, &server);
     int r = uv_tcp_bind(&server, (struct sockaddr *)&sa, 0);
-    if (r == 0)
-        r = uv_listen((uv_stream_t *)&server, 1024, on_connection);
+    if (r == 0) r = uv_listen((uv_stream_t *)&server, 1024, on_connection);
     if (r != 0) {
         uv_close((uv_handle_t *)&server, NULL);
         lua_pushnil(L);
@@ -820,8 +803,7 @@ static int l_http_listen(lua_State *L)
 /* Appends "Name: value\r\n" for every pair of the table at index idx. */
 static void format_headers(lua_State *L, int idx, luaL_Buffer *b)
 {
-    if (!lua_istable(L, idx))
-        return;
+    if (!lua_istable(L, idx)) return;
     lua_pushnil(L);
     while (lua_next(L, idx)) {
         if (lua_type(L, -2) == LUA_TSTRING && lua_isstring(L, -1)) {
@@ -854,8 +836,10 @@ static int l_http_respond(lua_State *L)
     format_headers(L, 5, &b);
     luaL_pushresult(&b);
     char head[1024];
-    int hlen = format_head(c, head, sizeof head, status, type, (long long)blen, lua_tostring(L, -1));
-    uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)hlen), uv_buf_init((char *)body, (unsigned)blen)};
+    int hlen =
+        format_head(c, head, sizeof head, status, type, (long long)blen, lua_tostring(L, -1));
+    uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)hlen),
+                        uv_buf_init((char *)body, (unsigned)blen)};
     conn_write(c, bufs, blen ? 2 : 1);
     request_done(c);
     lua_pushboolean(L, 1);
@@ -923,8 +907,8 @@ static int l_http_sse(lua_State *L)
     const char *event = lua_tolstring(L, -1, &elen);
     char size[32];
     int slen = snprintf(size, sizeof size, "%zx\r\n", elen);
-    uv_buf_t bufs[3] = {uv_buf_init(size, (unsigned)slen), uv_buf_init((char *)event, (unsigned)elen),
-                        uv_buf_init("\r\n", 2)};
+    uv_buf_t bufs[3] = {uv_buf_init(size, (unsigned)slen),
+                        uv_buf_init((char *)event, (unsigned)elen), uv_buf_init("\r\n", 2)};
     conn_write(c, bufs, 3);
     lua_pushboolean(L, 1);
     return 1;
@@ -994,8 +978,7 @@ static void close_idle(uv_handle_t *h, void *arg)
 
 void mm_http_close(void)
 {
-    if (!listening)
-        return;
+    if (!listening) return;
     listening = 0;
     uv_close((uv_handle_t *)&server, NULL);
     uv_walk(mm_loop, close_idle, NULL);

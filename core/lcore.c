@@ -109,8 +109,7 @@ static size_t pool_left;
 static int random_bytes(unsigned char *out, size_t n)
 {
     if (pool_left < n) {
-        if (getrandom(pool, sizeof pool, 0) != (ssize_t)sizeof pool)
-            return -1;
+        if (getrandom(pool, sizeof pool, 0) != (ssize_t)sizeof pool) return -1;
         pool_left = sizeof pool;
     }
     memcpy(out, pool + sizeof pool - pool_left, n);
@@ -126,8 +125,7 @@ static int l_random_hex(lua_State *L)
     luaL_argcheck(L, n > 0 && n <= 64, 1, "1..64 bytes");
     unsigned char bytes[64];
     char hex[129];
-    if (random_bytes(bytes, (size_t)n) != 0)
-        return luaL_error(L, "random_hex: getrandom failed");
+    if (random_bytes(bytes, (size_t)n) != 0) return luaL_error(L, "random_hex: getrandom failed");
     static const char digits[] = "0123456789abcdef";
     for (int i = 0; i < n; i++) {
         hex[2 * i] = digits[bytes[i] >> 4];
@@ -205,9 +203,16 @@ static int l_pid(lua_State *L)
 int mm_core_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"set_hooks", l_set_hooks}, {"now", l_now}, {"clock", l_clock},
-        {"random_hex", l_random_hex}, {"stderr", l_stderr}, {"stop", l_stop},
-        {"pid", l_pid}, {"scandir", l_scandir}, {"filetype", l_filetype}, {NULL, NULL},
+        {"set_hooks", l_set_hooks},
+        {"now", l_now},
+        {"clock", l_clock},
+        {"random_hex", l_random_hex},
+        {"stderr", l_stderr},
+        {"stop", l_stop},
+        {"pid", l_pid},
+        {"scandir", l_scandir},
+        {"filetype", l_filetype},
+        {NULL, NULL},
     };
     lua_newtable(L);
     luaL_register(L, NULL, fns);

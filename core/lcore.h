@@ -19,17 +19,17 @@ void mm_hook_call(lua_State *L, const char *name, int nargs);
 
 /* The parts of core.* owned by other files: each registers its functions in the table at
  * the top of L. */
-void mm_sleep_open(lua_State *L);  /* lsleep.c: sleep */
-void mm_signal_open(lua_State *L); /* loop.c: watch_signals */
-void mm_seal_open(lua_State *L);   /* lseal.c: seal, unseal, sha256, random_bytes */
-void mm_diag_open(lua_State *L);   /* ldiag.c: handles */
-void mm_exec_open(lua_State *L);   /* lexec.c: exec_spawn and process objects */
-void mm_watch_open(lua_State *L);  /* lwatch.c: watch, file_stamp */
-void mm_tcp_open(lua_State *L);    /* ltcp.c: tcp_connect, tcp_listen and sockets */
-void mm_fs_open(lua_State *L);     /* lfs.c: fs (thread-pool file operations) */
-void mm_dns_open(lua_State *L);    /* ldns.c: dns_resolve */
+void mm_sleep_open(lua_State *L);       /* lsleep.c: sleep */
+void mm_signal_open(lua_State *L);      /* loop.c: watch_signals */
+void mm_seal_open(lua_State *L);        /* lseal.c: seal, unseal, sha256, random_bytes */
+void mm_diag_open(lua_State *L);        /* ldiag.c: handles */
+void mm_exec_open(lua_State *L);        /* lexec.c: exec_spawn and process objects */
+void mm_watch_open(lua_State *L);       /* lwatch.c: watch, file_stamp */
+void mm_tcp_open(lua_State *L);         /* ltcp.c: tcp_connect, tcp_listen and sockets */
+void mm_fs_open(lua_State *L);          /* lfs.c: fs (thread-pool file operations) */
+void mm_dns_open(lua_State *L);         /* ldns.c: dns_resolve */
 void mm_http_client_open(lua_State *L); /* lhttp_client.c: http_request (libcurl) */
-void mm_watchdog_open(lua_State *L); /* lwatchdog.c: CPU budgets of calls */
+void mm_watchdog_open(lua_State *L);    /* lwatchdog.c: CPU budgets of calls */
 
 /* Exit status requested with core.stop(code); -1 while running. */
 extern int mm_exit_code;

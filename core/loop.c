@@ -31,8 +31,7 @@ static void on_signal(uv_signal_t *h, int signum)
 static int l_watch_signals(lua_State *L)
 {
     (void)L;
-    if (watching)
-        return 0;
+    if (watching) return 0;
     watching = 1;
     for (int i = 0; i < 3; i++) {
         uv_signal_init(mm_loop, &signals[i]);
@@ -51,8 +50,7 @@ void mm_signal_open(lua_State *L)
 static void close_rest(uv_handle_t *h, void *arg)
 {
     (void)arg;
-    if (!uv_is_closing(h) && !mm_stdio_is_out(h))
-        uv_close(h, NULL);
+    if (!uv_is_closing(h) && !mm_stdio_is_out(h)) uv_close(h, NULL);
 }
 
 void mm_loop_shutdown(void)

@@ -46,8 +46,7 @@ static int l_sleep(lua_State *L)
     luaL_argcheck(L, s >= 0 && isfinite(s), 1, "seconds must be a finite number >= 0");
     mm_call *c = mm_call_check(L, "sleep");
     sleep_op *op = malloc(sizeof *op);
-    if (!op)
-        return luaL_error(L, "sleep: out of memory");
+    if (!op) return luaL_error(L, "sleep: out of memory");
     op->call = c;
     op->timer.data = op;
     uv_timer_init(mm_loop, &op->timer);

@@ -34,8 +34,7 @@ int main(int argc, char **argv)
     }
     mm_loop = uv_default_loop();
     mm_L = mm_vm_open(home);
-    if (!mm_L)
-        return 1;
+    if (!mm_L) return 1;
     mm_sched_init();
 
     lua_State *L = mm_L;

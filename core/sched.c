@@ -36,7 +36,7 @@ static char IDS_KEY[1];  /* registry: id -> light userdata mm_call* */
 static mm_call *ready_head, *ready_tail; /* runs at the next drain */
 static mm_call *later_head, *later_tail; /* bare yields: runs on the next loop iteration */
 static mm_call *current;
-static int depth;    /* nested run() calls: > 0 while any coroutine runs */
+static int depth; /* nested run() calls: > 0 while any coroutine runs */
 static int draining;
 static int live;
 static double next_id = 1;
@@ -134,8 +134,7 @@ static void run(mm_call *c)
 
 void mm_sched_drain(void)
 {
-    if (depth > 0 || draining)
-        return;
+    if (depth > 0 || draining) return;
     draining = 1;
     /* Bare yields queued before this drain run now; those made during it wait. */
     mm_call *later = later_head;
@@ -148,12 +147,10 @@ void mm_sched_drain(void)
     while (ready_head) {
         mm_call *c = ready_head;
         ready_head = c->next;
-        if (!ready_head)
-            ready_tail = NULL;
+        if (!ready_head) ready_tail = NULL;
         run(c);
     }
-    if (!later_head)
-        uv_idle_stop(&idle);
+    if (!later_head) uv_idle_stop(&idle);
     draining = 0;
 }
 
@@ -165,8 +162,8 @@ mm_call *mm_sched_spawn(lua_State *L, int nargs)
         return NULL;
     }
     c->co = lua_newthread(L);
-    lua_insert(L, -(nargs + 2));        /* thread below fn and args */
-    lua_xmove(L, c->co, nargs + 1);     /* fn, args -> co */
+    lua_insert(L, -(nargs + 2));                    /* thread below fn and args */
+    lua_xmove(L, c->co, nargs + 1);                 /* fn, args -> co */
     c->thread_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the thread */
     c->id = next_id++;
     ids_set(c->id, c);
@@ -187,8 +184,7 @@ int mm_sched_live(void)
 
 mm_call *mm_call_check(lua_State *L, const char *what)
 {
-    if (!current)
-        luaL_error(L, "%s: must be called inside a moonmcp call", what);
+    if (!current) luaL_error(L, "%s: must be called inside a moonmcp call", what);
     if (current->cancelled) {
         lua_pushliteral(L, "cancelled");
         lua_error(L);
@@ -215,10 +211,8 @@ void mm_call_resume(mm_call *c, int nargs)
 void mm_call_cancel(mm_call *c)
 {
     c->cancelled = 1;
-    if (c->state != CALL_PARKED)
-        return;
-    if (c->cancel)
-        c->cancel(c->op);
+    if (c->state != CALL_PARKED) return;
+    if (c->cancel) c->cancel(c->op);
     c->cancel = NULL;
     c->op = NULL;
     lua_pushlightuserdata(c->co, MM_CANCELLED);
@@ -240,8 +234,7 @@ static int l_spawn(lua_State *L)
 static int l_cancel(lua_State *L)
 {
     mm_call *c = mm_sched_find(luaL_checknumber(L, 1));
-    if (c)
-        mm_call_cancel(c);
+    if (c) mm_call_cancel(c);
     lua_pushboolean(L, c != NULL);
     return 1;
 }
@@ -276,8 +269,7 @@ static int l_wake(lua_State *L)
 /* current() -> id of the running call, or nil */
 static int l_current(lua_State *L)
 {
-    if (!current)
-        return 0;
+    if (!current) return 0;
     lua_pushnumber(L, current->id);
     return 1;
 }
@@ -299,9 +291,8 @@ static int l_live(lua_State *L)
 void mm_sched_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"spawn", l_spawn},     {"cancel", l_cancel}, {"park", l_park},
-        {"wake", l_wake},       {"current", l_current}, {"cancelled", l_cancelled},
-        {"live", l_live},       {NULL, NULL},
+        {"spawn", l_spawn},     {"cancel", l_cancel},       {"park", l_park}, {"wake", l_wake},
+        {"current", l_current}, {"cancelled", l_cancelled}, {"live", l_live}, {NULL, NULL},
     };
     luaL_register(L, NULL, fns);
     lua_pushlightuserdata(L, MM_HOST_YIELD);

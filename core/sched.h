@@ -30,12 +30,12 @@ typedef void (*mm_cancel_fn)(void *op);
 typedef struct mm_call mm_call;
 
 struct mm_call {
-    lua_State *co;    /* the call's coroutine; results are pushed here before a resume */
-    int thread_ref;   /* registry reference that keeps co alive while the call lives */
-    double id;        /* unique per process; how Lua names the call */
-    int state;        /* CALL_READY, CALL_RUNNING, CALL_PARKED */
-    int nargs;        /* values on co's stack for the next resume */
-    int cancelled;    /* set once; every later park raises "cancelled" */
+    lua_State *co;       /* the call's coroutine; results are pushed here before a resume */
+    int thread_ref;      /* registry reference that keeps co alive while the call lives */
+    double id;           /* unique per process; how Lua names the call */
+    int state;           /* CALL_READY, CALL_RUNNING, CALL_PARKED */
+    int nargs;           /* values on co's stack for the next resume */
+    int cancelled;       /* set once; every later park raises "cancelled" */
     mm_cancel_fn cancel; /* how to cancel the pending operation, or NULL */
     void *op;            /* the pending operation */
     mm_call *next;       /* ready queue */

@@ -40,10 +40,8 @@ static char file_buf[65536];
 
 static void deliver(const char *p, size_t n)
 {
-    if (n && p[n - 1] == '\r')
-        n--;
-    if (n == 0)
-        return;
+    if (n && p[n - 1] == '\r') n--;
+    if (n == 0) return;
     lua_pushlstring(mm_L, p, n);
     mm_hook_call(mm_L, "stdio_line", 1);
 }
@@ -62,8 +60,7 @@ static void feed(const char *p, size_t n)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t chunk = (size_t)((nl ? nl : end) - p);
         if (skipping) {
-            if (nl)
-                skipping = 0;
+            if (nl) skipping = 0;
         } else if (line.len + chunk > max_line) {
             too_long();
             line.len = 0;
@@ -100,11 +97,9 @@ static void feed(const char *p, size_t n)
 
 static void at_eof(void)
 {
-    if (eof)
-        return;
+    if (eof) return;
     eof = 1;
-    if (line.len && !skipping)
-        deliver(line.data, line.len);
+    if (line.len && !skipping) deliver(line.data, line.len);
     line.len = 0;
     mm_sched_drain();
     mm_hook_call(mm_L, "stdio_eof", 0);
@@ -144,8 +139,7 @@ static void on_file_read(uv_fs_t *req)
 static int open_stream(int fd, void *h, int readable)
 {
     uv_handle_type t = uv_guess_handle(fd);
-    if (t == UV_TTY)
-        return uv_tty_init(mm_loop, h, fd, readable) == 0;
+    if (t == UV_TTY) return uv_tty_init(mm_loop, h, fd, readable) == 0;
     if (t == UV_NAMED_PIPE || t == UV_TCP)
         return uv_pipe_init(mm_loop, h, 0) == 0 && uv_pipe_open(h, fd) == 0;
     return 0;
@@ -154,12 +148,10 @@ static int open_stream(int fd, void *h, int readable)
 /* stdio_start{ max_line_bytes = n } -- starts reading stdin */
 static int l_stdio_start(lua_State *L)
 {
-    if (started)
-        return luaL_error(L, "stdio_start: already started");
+    if (started) return luaL_error(L, "stdio_start: already started");
     if (lua_istable(L, 1)) {
         lua_getfield(L, 1, "max_line_bytes");
-        if (lua_isnumber(L, -1))
-            max_line = (size_t)lua_tonumber(L, -1);
+        if (lua_isnumber(L, -1)) max_line = (size_t)lua_tonumber(L, -1);
         lua_pop(L, 1);
     }
     started = 1;
@@ -193,8 +185,7 @@ static int l_stdio_write(lua_State *L)
     if (!out_stream) {
         for (size_t off = 0; off < len;) { /* stdout is a file (or not open yet) */
             ssize_t w = write(1, s + off, len - off);
-            if (w <= 0)
-                break;
+            if (w <= 0) break;
             off += (size_t)w;
         }
         if (write(1, "\n", 1) < 0) {
@@ -202,8 +193,7 @@ static int l_stdio_write(lua_State *L)
         }
         return 0;
     }
-    if (out_closing)
-        return 0;
+    if (out_closing) return 0;
     uv_buf_t bufs[2] = {uv_buf_init((char *)s, (unsigned)len), uv_buf_init("\n", 1)};
     uv_stream_t *st = (uv_stream_t *)&out;
     int done = 0;
@@ -211,12 +201,10 @@ static int l_stdio_write(lua_State *L)
         int r = uv_try_write(st, bufs, 2);
         done = r > 0 ? r : 0;
     }
-    if ((size_t)done == len + 1)
-        return 0;
+    if ((size_t)done == len + 1) return 0;
     size_t rest = len + 1 - (size_t)done;
     write_req *w = malloc(sizeof *w + rest);
-    if (!w)
-        return luaL_error(L, "stdio_write: out of memory");
+    if (!w) return luaL_error(L, "stdio_write: out of memory");
     if ((size_t)done < len) {
         memcpy(w->data, s + done, len - (size_t)done);
         w->data[rest - 1] = '\n';
@@ -224,8 +212,7 @@ static int l_stdio_write(lua_State *L)
         w->data[0] = '\n';
     }
     uv_buf_t b = uv_buf_init(w->data, (unsigned)rest);
-    if (uv_write(&w->req, st, &b, 1, on_write) != 0)
-        free(w);
+    if (uv_write(&w->req, st, &b, 1, on_write) != 0) free(w);
     return 0;
 }
 
@@ -246,10 +233,8 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 
 void mm_stdio_close(void)
 {
-    if (!started)
-        return;
-    if (in_stream && !uv_is_closing((uv_handle_t *)&in))
-        uv_close((uv_handle_t *)&in, NULL);
+    if (!started) return;
+    if (in_stream && !uv_is_closing((uv_handle_t *)&in)) uv_close((uv_handle_t *)&in, NULL);
     if (out_stream && !out_closing) {
         out_closing = 1;
         uv_shutdown_t *req = malloc(sizeof *req);

@@ -42,8 +42,7 @@ int mm_vm_find_home(char *buf, size_t size)
         if (slash) {
             *slash = '\0';
             snprintf(buf, size, "%s/../%s", exe, MOONMCP_DATA_SUFFIX);
-            if (has_runtime(buf))
-                return 0;
+            if (has_runtime(buf)) return 0;
         }
     }
     snprintf(buf, size, "%s", MOONMCP_SOURCE_DIR);

@@ -15,6 +15,7 @@ local calls = require "moonmcp.calls"
 local server = require "moonmcp.server"
 local registry = require "moonmcp.registry"
 local log = require "moonmcp.log"
+local deadline = require "moonmcp.deadline"
 
 local setmetatable, xpcall, traceback, tostring = setmetatable, xpcall, debug.traceback, tostring
 local spawn, current, is_cancelled = core.spawn, core.current, core.cancelled
@@ -55,7 +56,7 @@ local function body(snap, msg, exchange)
     log.error("call failed", { error = tostring(response) })
     response = require("moonmcp.jsonrpc").error(msg.id, -32603, "internal error")
   end
-  if response and not is_cancelled(id) then
+  if response and (not is_cancelled(id) or deadline.expired(id)) then
     exchange.out:finish(response, exchange.http_status)
   elseif exchange.out.cancel then
     exchange.out:cancel()

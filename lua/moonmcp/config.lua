@@ -9,6 +9,17 @@
 --   accessors = { { key = "tenant", capture = ..., restore = ..., clear = ... }, ... }
 --   log_level = "info"            instructions = "text for the client's model"
 --   scripts = { "path", ... }     -- used when no PATH is given on the command line
+--   sessions = false              -- legacy-era HTTP sessions (Mcp-Session-Id); see moonmcp.sessions
+--   session_ttl = 3600            -- seconds an idle session lives
+--   mrtr_key = "64 hex digits"    -- AES-256 key sealing MRTR requestState (share it between
+--                                 -- instances behind a load balancer; default: ephemeral)
+--   mrtr_ttl = 600                -- seconds a requestState stays valid
+--   ask_timeout = 300             -- seconds a legacy server->client request may wait
+--   page_size = 50                -- items per page of the list methods
+--   call_timeout = nil            -- seconds a tool call may take (default: no limit; a
+--                                 -- tool's own `timeout` overrides it)
+--   cpu_budget = 10               -- seconds a handler may compute without yielding
+--   watchdog = true               -- false: no CPU budget (handlers then run JIT-compiled)
 -- Relative script paths are relative to the config file's folder.
 local type, pairs, setmetatable, setfenv, loadfile, pcall, tostring = type, pairs, setmetatable, setfenv, loadfile,
   pcall, tostring
@@ -29,6 +40,8 @@ _M.DEFAULT_ALLOWED_HOSTS = { "localhost", "127.0.0.1", "[::1]" }
 local KNOWN = {
   listen = "string", endpoint = "string", allowed_hosts = "table|string", limits = "table", filters = "table",
   accessors = "table", log_level = "string", instructions = "string", scripts = "table",
+  sessions = "boolean", session_ttl = "number", mrtr_key = "string", mrtr_ttl = "number", ask_timeout = "number",
+  page_size = "number", call_timeout = "number", cpu_budget = "number", watchdog = "boolean",
 }
 
 --- Loads the config file at path. Returns the table, or nil, message.

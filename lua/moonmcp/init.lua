@@ -10,6 +10,7 @@
 --   moonmcp.resources.notify_updated(uri)
 --                                 tells the clients subscribed to uri that it changed
 --                                 (also moonmcp.notify_resource_updated(uri))
+--   moonmcp.notify_list_changed(kind)  tools | prompts | resources: the list changed
 --   moonmcp.state(name, init)     a table kept across reloads (see moonmcp.state)
 --   moonmcp.spawn(fn, ...)        a background task owned by this generation of scripts;
 --   moonmcp.every(seconds, fn)    a timer, likewise; both cancelled when a reload drops
@@ -40,6 +41,18 @@ end
 
 _M.resources = { notify_updated = notify_updated }
 _M.notify_resource_updated = notify_updated
+
+local LIST_KINDS = { tools = true, prompts = true, resources = true }
+
+--- Tells listening clients that a list changed: kind is "tools", "prompts" or
+--- "resources" (reloads do this by themselves; use it when a script changes what it
+--- serves at run time).
+function _M.notify_list_changed(kind)
+  if not LIST_KINDS[kind] then
+    error('notify_list_changed: kind must be "tools", "prompts" or "resources"', 2)
+  end
+  require("moonmcp.notify").list_changed(kind)
+end
 
 _M.state = require("moonmcp.state").get
 local tasks = require "moonmcp.tasks"

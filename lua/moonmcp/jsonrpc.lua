@@ -98,7 +98,8 @@ function _M.result(id, result)
 end
 
 function _M.error(id, code, message, data)
-  return { jsonrpc = "2.0", id = id == nil and json.null or id, error = { code = code, message = message, data = data } }
+  return { jsonrpc = "2.0", id = id == nil and json.null or id,
+    error = { code = code, message = message, data = data } }
 end
 
 function _M.notification(method, params)

@@ -8,6 +8,7 @@
 -- errors, each naming its file and, when known, its line. Nothing is half-loaded: one
 -- error anywhere and no generation is returned.
 local core = require "moonmcp.core"
+local watchdog = require "moonmcp.watchdog"
 local schema_shape = require "moonmcp.schema_shape"
 local json = require "moonmcp.json"
 local uri_template = require "moonmcp.uri_template"
@@ -332,6 +333,9 @@ local function load_file(path, defs, origin, errors)
     return
   end
   setfenv(chunk, setmetatable({}, { __index = _G }))
+  if watchdog.enabled() then
+    watchdog.prepare(chunk) -- compiled loops run no hooks: script code runs interpreted
+  end
   local ok, ret = xpcall(chunk, debug.traceback)
   if not ok then
     errors[#errors + 1] = { file = path, message = tostring(ret) }

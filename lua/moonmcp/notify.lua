@@ -4,23 +4,24 @@
 -- Listeners ("sinks"):
 --   legacy  { era = "legacy", key = subscriber key, send = fn(message) }
 --           the stdio channel of a legacy client, or an HTTP GET stream. The key names
---           the subscriber for resources/subscribe ("stdio", or "http" — without sessions,
---           every HTTP client of this server is one audience; see docs/architecture.md).
+--           the subscriber of resources/subscribe (moonmcp.subscriptions): "stdio", a
+--           session id, or "http" for sessionless HTTP, where every client of this server
+--           is one audience (see docs/architecture.md).
 --   modern  { era = "modern", filter = notifications filter of subscriptions/listen,
 --             subscription_id = id, send = fn(message) }
 --           a subscriptions/listen stream; it receives only what its filter asked for,
 --           each message tagged with io.modelcontextprotocol/subscriptionId.
 local jsonrpc = require "moonmcp.jsonrpc"
+local subscriptions = require "moonmcp.subscriptions"
 
-local pairs, type, next = pairs, type, next
+local pairs, type = pairs, type
 
 local _M = {}
 
 local SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId"
 _M.SUBSCRIPTION_KEY = SUBSCRIPTION_KEY
 
-local sinks = {}   -- sink -> true
-local subscribed = {} -- legacy: uri -> { key -> true }
+local sinks = {} -- sink -> true
 
 function _M.add(sink)
   sinks[sink] = true
@@ -29,31 +30,6 @@ end
 
 function _M.remove(sink)
   sinks[sink] = nil
-end
-
---- Legacy resources/subscribe and unsubscribe, per subscriber key.
-function _M.subscribe(key, uri)
-  local set = subscribed[uri]
-  if not set then
-    set = {}
-    subscribed[uri] = set
-  end
-  set[key] = true
-end
-
-function _M.unsubscribe(key, uri)
-  local set = subscribed[uri]
-  if set then
-    set[key] = nil
-    if next(set) == nil then
-      subscribed[uri] = nil
-    end
-  end
-end
-
---- Is anything subscribed to uri by key? (for specs)
-function _M.is_subscribed(key, uri)
-  return subscribed[uri] ~= nil and subscribed[uri][key] == true
 end
 
 local function tagged(method, params, sink)
@@ -92,19 +68,25 @@ local function listed(list, uri)
   return false
 end
 
---- Sends notifications/resources/updated { uri } to every subscriber of uri.
-function _M.resource_updated(uri)
-  local keys = subscribed[uri]
+-- Modern listeners name the URIs they follow in their own filter: every update is
+-- offered to them (legacy subscribers are reached through moonmcp.subscriptions below).
+local function resource_updated(uri)
   for sink in pairs(sinks) do
-    if sink.era == "legacy" then
-      if keys and keys[sink.key] then
-        sink.send(jsonrpc.notification("notifications/resources/updated", { uri = uri }))
-      end
-    elseif sink.filter and listed(sink.filter.resourceSubscriptions, uri) then
+    if sink.era == "modern" and sink.filter and listed(sink.filter.resourceSubscriptions, uri) then
       sink.send(tagged("notifications/resources/updated", { uri = uri }, sink))
     end
   end
 end
+
+-- Legacy subscribers (resources/subscribe) are keys of legacy listeners.
+subscriptions.set_sender(function(subscriber, message)
+  for sink in pairs(sinks) do
+    if sink.era == "legacy" and sink.key == subscriber then
+      sink.send(message)
+    end
+  end
+end)
+subscriptions.on_updated(resource_updated)
 
 --- Number of listeners (for specs and shutdown).
 function _M.count()

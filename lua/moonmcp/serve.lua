@@ -15,6 +15,8 @@ local loader = require "moonmcp.loader"
 local registry = require "moonmcp.registry"
 local protocol = require "moonmcp.protocol"
 local log = require "moonmcp.log"
+local watchdog = require "moonmcp.watchdog"
+local tools = require "moonmcp.methods.tools"
 local reload = require "moonmcp.reload"
 
 local _M = {}
@@ -24,6 +26,7 @@ local DRAIN_SECONDS = 10
 --- Loads the protocol's method modules (each registers its methods with moonmcp.server).
 function _M.load_methods()
   require "moonmcp.ctx"
+  require "moonmcp.ctx_tasks"
   require "moonmcp.ask"
   require "moonmcp.methods.lifecycle"
   require "moonmcp.methods.tools"
@@ -57,6 +60,30 @@ function _M.configure(conf, log_level)
   end
   protocol.instructions = conf.instructions
   _M.load_methods()
+  -- each setter checks its value and raises a clear message
+  ok, err = pcall(function()
+    require("moonmcp.sessions").configure(conf.sessions, conf.session_ttl)
+    if conf.mrtr_key then
+      require("moonmcp.mrtr").set_key(conf.mrtr_key)
+    end
+    if conf.mrtr_ttl then
+      require("moonmcp.mrtr").set_ttl(conf.mrtr_ttl)
+    end
+    if conf.ask_timeout then
+      require("moonmcp.pending").set_timeout(conf.ask_timeout)
+    end
+    if conf.page_size then
+      require("moonmcp.paginate").set_page_size(conf.page_size)
+    end
+    require("moonmcp.deadline").set_default(conf.call_timeout)
+    tools.set_cpu_budget(conf.cpu_budget or tools.DEFAULT_CPU_BUDGET)
+  end)
+  if not ok then
+    return nil, "config: " .. tostring(err):gsub("^[^:]+:%d+: ", "")
+  end
+  if conf.watchdog ~= false and not watchdog.enabled() then
+    watchdog.enable()
+  end
   return true
 end
 

@@ -25,7 +25,6 @@ return {
       title = "Prompt With Arguments", description = "A prompt with required arguments",
       arguments = {
         { name = "arg1", description = "First test argument", required = true,
-          -- NEEDS: per-argument `complete` for prompts (not sent in prompts/list)
           complete = { "paris", "park", "party" } },
         { name = "arg2", description = "Second test argument", required = true },
       },

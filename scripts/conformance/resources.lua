@@ -61,7 +61,7 @@ return {
       input = { type = "object", properties = {} },
       handler = function()
         watched_text = "Watched resource content (updated " .. os.time() .. ")"
-        moonmcp.notify_resource_updated("test://watched-resource") -- NEEDS: moonmcp.notify_resource_updated(uri)
+        moonmcp.notify_resource_updated("test://watched-resource")
         return "updated"
       end,
     },

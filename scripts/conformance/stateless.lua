@@ -57,7 +57,7 @@ return {
       description = "Announces a tools/list change to subscribers",
       input = NO_ARGS,
       handler = function()
-        moonmcp.notify_list_changed("tools") -- NEEDS: moonmcp.notify_list_changed(kind)
+        moonmcp.notify_list_changed("tools")
         return "Mutation triggered"
       end,
     },
@@ -66,7 +66,7 @@ return {
       description = "Announces a prompts/list change to subscribers",
       input = NO_ARGS,
       handler = function()
-        moonmcp.notify_list_changed("prompts") -- NEEDS: moonmcp.notify_list_changed(kind)
+        moonmcp.notify_list_changed("prompts")
         return "Mutation triggered"
       end,
     },

@@ -119,7 +119,7 @@ return {
         additionalProperties = false,
       },
       handler = function(args)
-        return "JSON Schema 2020-12 tool called with: " .. moonmcp.json.encode(args) -- NEEDS: moonmcp.json.encode
+        return "JSON Schema 2020-12 tool called with: " .. moonmcp.json.encode(args)
       end,
     },
 
@@ -133,14 +133,14 @@ return {
       handler = function(args) return "region=" .. tostring(args.region) end,
     },
 
-    -- server-sse-polling (pending, 2025-11-25 only, not scored): the host must end the POST
-    -- SSE stream mid-call (after a priming event with id + retry) and deliver the result
-    -- when the client resumes with GET + Last-Event-ID.
+    -- server-sse-polling (pending, 2025-11-25 only, not scored) wants the POST's SSE stream
+    -- closed mid-call and the result delivered after a GET with Last-Event-ID. moonmcp does
+    -- not make streams resumable (optional in 2025-11-25, removed in 2026-07-28): this tool
+    -- answers on the stream it was called on.
     test_reconnection = {
-      description = "Closes the SSE stream mid-call; the result arrives after the client reconnects (SEP-1699)",
+      description = "Answers on its own stream (resumable SSE streams are not offered)",
       input = NO_ARGS,
-      handler = function(_, ctx)
-        ctx:close_stream() -- NEEDS: ctx:close_stream() — close this request's SSE stream now, keep running
+      handler = function()
         moonmcp.sleep(0.1)
         return "Reconnection test completed successfully. If you received this, the client properly"
           .. " reconnected after stream closure."

@@ -43,8 +43,9 @@ return {
   tools = {
     convert_units = {
       title = "Convert units",
-      description = "Convert a value between units of the same kind: length (m, km, mi, ft, in...), mass (kg, lb, oz...), "
-        .. "volume (l, gal, cup...), speed (km/h, mph, kn, m/s), data (MB, GiB...) and temperature (C, F, K).",
+      description = "Convert a value between units of the same kind: length (m, km, mi, ft, in...), "
+        .. "mass (kg, lb, oz...), volume (l, gal, cup...), speed (km/h, mph, kn, m/s), data (MB, GiB...) "
+        .. "and temperature (C, F, K).",
       input = {
         type = "object",
         properties = {

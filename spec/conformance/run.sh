@@ -12,7 +12,7 @@ node22=$(bash spec/peers/install.sh) || { echo "cannot install the MCP peers (sp
 suite=spec/peers/node_modules/@modelcontextprotocol/conformance/dist/index.js
 expected=spec/conformance/expected-failures.yaml
 work=$(mktemp -d)
-"$bin" serve --listen 127.0.0.1:0 scripts/conformance 2>"$work/server.log" &
+"$bin" serve --listen 127.0.0.1:0 --config spec/conformance/moonmcp.conf.lua scripts/conformance 2>"$work/server.log" &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
 port=""

@@ -12,7 +12,8 @@ describe("concurrency", function()
     local p = server.stdio { "spec/fixtures/scripts" }
     local t0 = core.clock()
     for i = 1, N do
-      p:send { jsonrpc = "2.0", id = i, method = "tools/call", params = { name = "sleep", arguments = { seconds = 1 } } }
+      p:send { jsonrpc = "2.0", id = i, method = "tools/call",
+        params = { name = "sleep", arguments = { seconds = 1 } } }
     end
     p:send { jsonrpc = "2.0", id = "ping", method = "ping" }
     local first = p:recv()

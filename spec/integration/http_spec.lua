@@ -5,7 +5,8 @@ local http = require "helpers.http"
 local json = require "moonmcp.json"
 
 local function tool(name, args, id)
-  return json.encode { jsonrpc = "2.0", id = id or 1, method = "tools/call", params = { name = name, arguments = args } }
+  return json.encode { jsonrpc = "2.0", id = id or 1, method = "tools/call",
+    params = { name = name, arguments = args } }
 end
 
 describe("HTTP transport", function()
@@ -140,7 +141,8 @@ describe("HTTP transport", function()
 
   it("survives a truncated request and serves others", function()
     local c = http.connect(s.port)
-    c:send_raw("POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+    c:send_raw("POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n" ..
+      "Content-Length: 100\r\n\r\n{")
     c:close()
     still_serving()
   end)

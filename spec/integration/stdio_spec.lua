@@ -5,7 +5,8 @@ local server = require "helpers.server"
 describe("stdio transport", function()
   it("answers calls out of order and exits 0 at end of input", function()
     local p = server.stdio { "spec/fixtures/scripts" }
-    p:send { jsonrpc = "2.0", id = 1, method = "tools/call", params = { name = "sleep", arguments = { seconds = 0.3 } } }
+    p:send { jsonrpc = "2.0", id = 1, method = "tools/call",
+      params = { name = "sleep", arguments = { seconds = 0.3 } } }
     p:send { jsonrpc = "2.0", id = 2, method = "ping" }
     p:close_stdin()
     assert.same(2, p:recv().id)
@@ -37,7 +38,8 @@ describe("stdio transport", function()
   it("cancels a call on notifications/cancelled and sends nothing for it", function()
     local p = server.stdio { "spec/fixtures/scripts" }
     p:send { jsonrpc = "2.0", id = 7, method = "tools/call", params = { name = "sleep", arguments = { seconds = 5 } } }
-    p:send { jsonrpc = "2.0", method = "notifications/cancelled", params = { requestId = 7, reason = "changed my mind" } }
+    p:send { jsonrpc = "2.0", method = "notifications/cancelled",
+      params = { requestId = 7, reason = "changed my mind" } }
     p:send { jsonrpc = "2.0", id = 8, method = "ping" }
     assert.same(8, p:recv().id)
     p:close_stdin()

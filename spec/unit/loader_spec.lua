@@ -38,8 +38,10 @@ describe("loader", function()
   for name, script in pairs {
     ["a handler that is not a function"] = 'return { tools = { t = { handler = 1 } } }',
     ["a bad tool name"] = 'return { tools = { ["no spaces"] = { handler = function() end } } }',
-    ["an input schema that is not an object schema"] = 'return { tools = { t = { input = { type = "string" }, handler = function() end } } }',
-    ["an invalid regex in a schema"] = 'return { tools = { t = { input = { type = "object", properties = { a = { type = "string", pattern = "(" } } }, handler = function() end } } }',
+    ["an input schema that is not an object schema"] =
+      'return { tools = { t = { input = { type = "string" }, handler = function() end } } }',
+    ["an invalid regex in a schema"] = 'return { tools = { t = { input = { type = "object", properties = '
+      .. '{ a = { type = "string", pattern = "(" } } }, handler = function() end } } }',
     ["an unknown section"] = 'return { toolz = {} }',
     ["a script that returns nothing"] = 'local x = 1',
   } do

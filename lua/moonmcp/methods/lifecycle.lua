@@ -1,9 +1,9 @@
 -- moonmcp.methods.lifecycle — initialize, ping, logging/setLevel, notifications/
 -- initialized and notifications/cancelled (legacy era), server/discover (modern era).
 --
--- Sessions are optional and off by default: initialize answers with the negotiated
--- version and our capabilities; requests that never initialized are served too, as the
--- official SDK's stateless mode does.
+-- Sessions are optional and off by default (moonmcp.sessions): initialize answers with the
+-- negotiated version and our capabilities; requests that never initialized are served
+-- too, as the official SDK's stateless mode does.
 local core = require "moonmcp.core"
 local server = require "moonmcp.server"
 local protocol = require "moonmcp.protocol"
@@ -16,11 +16,12 @@ server.method("initialize", function(params, exchange)
   if type(params.protocolVersion) ~= "string" then
     jsonrpc.raise(jsonrpc.INVALID_PARAMS, "initialize: protocolVersion must be a string")
   end
+  local version = protocol.negotiate(params.protocolVersion)
   if exchange.on_initialize then
-    exchange.on_initialize(params)
+    exchange.on_initialize(params, version)
   end
   return {
-    protocolVersion = protocol.negotiate(params.protocolVersion),
+    protocolVersion = version,
     capabilities = protocol.capabilities("legacy"),
     serverInfo = protocol.server_info,
     instructions = protocol.instructions,

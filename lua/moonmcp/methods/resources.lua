@@ -277,24 +277,4 @@ function _M.notify_updated(uri)
   return subscriptions.notify_updated(uri)
 end
 
---- Default delivery through the host's listeners (moonmcp.notify), installed when this
---- module loads; the host may replace it with subscriptions.set_sender. Legacy
---- subscribers are the keys of legacy listeners (exchange.subscriber "stdio" / "http"
---- names the listener with that key); modern subscriptions/listen streams name their
---- URIs in their own filter, so they hear every update and pick (notify.resource_updated
---- — whose own legacy table stays empty, since resources/subscribe records here).
-function _M.install_default_delivery()
-  local notify = require "moonmcp.notify"
-  subscriptions.set_sender(function(subscriber, message)
-    notify.each(function(sink)
-      if sink.era == "legacy" and sink.key == subscriber then
-        sink.send(message)
-      end
-    end)
-  end)
-  subscriptions.on_updated(notify.resource_updated)
-end
-
-_M.install_default_delivery()
-
 return _M

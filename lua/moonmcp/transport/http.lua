@@ -26,6 +26,8 @@ local respond, stream_open, sse, stream_close = core.http_respond, core.http_str
   core.http_stream_close
 
 local notify = require "moonmcp.notify"
+local sessions = require "moonmcp.sessions"
+local subscriptions = require "moonmcp.subscriptions"
 
 local MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 
@@ -40,11 +42,25 @@ local SSE_HEADERS = { ["Cache-Control"] = "no-cache", ["X-Accel-Buffering"] = "n
 local Out = {}
 Out.__index = Out
 
+local function with(base, extra)
+  if not extra then
+    return base
+  end
+  local h = {}
+  for k, v in pairs(base or {}) do
+    h[k] = v
+  end
+  for k, v in pairs(extra) do
+    h[k] = v
+  end
+  return h
+end
+
 function Out:send(msg)
   local rid = self.rid
   if not self.streaming then
     self.streaming = true
-    stream_open(rid, 200, "text/event-stream", SSE_HEADERS)
+    stream_open(rid, 200, "text/event-stream", with(SSE_HEADERS, self.headers))
   end
   sse(rid, encode(msg))
 end
@@ -56,7 +72,7 @@ function Out:finish(msg, status)
     sse(rid, encode(msg))
     stream_close(rid)
   else
-    respond(rid, status or 200, encode(msg), "application/json")
+    respond(rid, status or 200, encode(msg), "application/json", self.headers)
   end
 end
 
@@ -123,7 +139,20 @@ local function handle_post(rid, req)
       extra)
   end
 
+  -- legacy sessions (optional): requests that name one are served in it
+  local session
+  local session_id = headers["mcp-session-id"]
+  local modern = type(meta) == "table" and meta[MODERN_VERSION_KEY] ~= nil
+  if session_id and not modern and sessions.enabled() then
+    session = sessions.get(session_id)
+    if not session then
+      return answer_error(rid, 404, jsonrpc.INVALID_REQUEST, "session not found (it ended): initialize again",
+        msg.id)
+    end
+  end
+
   request.calls = by_id
+  request.session = session
   if kind == "notification" then
     server.notify(msg, request)
     return respond(rid, 202)
@@ -131,16 +160,23 @@ local function handle_post(rid, req)
     server.respond(msg, request)
     return respond(rid, 202)
   end
-  local exchange = { transport = "http", out = setmetatable({ rid = rid }, Out), request = request,
-    subscriber = "http", on_done = forget }
-  local id = call.start(request, msg, exchange)
-  active[rid] = id
-  by_id[msg.id] = id
+  local out = setmetatable({ rid = rid }, Out)
+  local exchange = { transport = "http", out = out, request = request, session = session,
+    subscriber = session and session.id or "http", on_done = forget }
+  if not modern and msg.method == "initialize" and sessions.enabled() then
+    exchange.on_initialize = function(params, negotiated)
+      local s = sessions.create(negotiated, { info = params.clientInfo, capabilities = params.capabilities or {} })
+      out.headers = { ["Mcp-Session-Id"] = s.id }
+    end
+  end
+  local call_id = call.start(request, msg, exchange)
+  active[rid] = call_id
+  by_id[msg.id] = call_id
 end
 
 -- GET (legacy era): a stream of server notifications (list changes, updates of
--- subscribed resources) that stays open until the client closes it. The modern era has
--- no GET stream (405), and neither era has sessions here, so DELETE is 405 too.
+-- subscribed resources) that stays open until the client closes it; with a session, the
+-- session's. The modern era has no GET stream (405).
 local function handle_get(rid, req)
   local version = req.headers["mcp-protocol-version"]
   if version and protocol.is_modern(version) then
@@ -151,14 +187,36 @@ local function handle_get(rid, req)
   if not accepts(req.headers.accept, "text/event-stream") then
     return answer_error(rid, 406, jsonrpc.INVALID_REQUEST, "not acceptable: a GET stream is text/event-stream")
   end
+  local key = "http"
+  local session_id = req.headers["mcp-session-id"]
+  if session_id and sessions.enabled() then
+    if not sessions.get(session_id) then
+      return answer_error(rid, 404, jsonrpc.INVALID_REQUEST, "session not found (it ended): initialize again")
+    end
+    key = session_id
+  end
   stream_open(rid, 200, "text/event-stream", SSE_HEADERS)
   get_streams[rid] = notify.add {
     era = "legacy",
-    key = "http",
+    key = key,
     send = function(msg)
       sse(rid, encode(msg))
     end,
   }
+end
+
+-- DELETE ends a legacy session; without sessions there is nothing to end (405).
+local function handle_delete(rid, req)
+  local session_id = req.headers["mcp-session-id"]
+  if not sessions.enabled() or not session_id then
+    return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST, "method not allowed: DELETE ends "
+      .. (sessions.enabled() and "the session named by Mcp-Session-Id" or "a session, and sessions are off"))),
+      "application/json", { Allow = "GET, POST" })
+  end
+  if not sessions.delete(session_id) then
+    return answer_error(rid, 404, jsonrpc.INVALID_REQUEST, "session not found")
+  end
+  return respond(rid, 204)
 end
 
 local function phase(rid, req)
@@ -168,9 +226,7 @@ local function phase(rid, req)
   elseif method == "GET" then
     return handle_get(rid, req)
   end
-  return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST,
-    "method not allowed: " .. method .. " (sessions are off: there is no session to delete)")), "application/json",
-    { Allow = "GET, POST" })
+  return handle_delete(rid, req)
 end
 
 local function guarded_phase(rid, req)
@@ -205,6 +261,18 @@ function _M.closed(rid)
     notify.remove(sink)
   end
 end
+
+-- A session that ends takes its subscriptions and its GET streams with it.
+sessions.on_end(function(session)
+  subscriptions.drop(session.id)
+  for rid, sink in pairs(get_streams) do
+    if sink.key == session.id then
+      get_streams[rid] = nil
+      notify.remove(sink)
+      stream_close(rid)
+    end
+  end
+end)
 
 --- Ends every GET stream (shutdown).
 function _M.close_streams()
