@@ -248,34 +248,125 @@ static const char *status_text(int status)
     }
 }
 
-/* Formats the status line and the fixed headers into out; returns its length. */
-static int format_head(conn *c, char *out, size_t size, int status, const char *type,
-                       long long length, const char *extra)
+/* A response head being built: on the stack while it fits, on the heap beyond. */
+typedef struct {
+    char *p;
+    size_t len, cap;
+    int oom;
+    char stack[512];
+} head_buf;
+
+static void hb_init(head_buf *h)
 {
-    int n = snprintf(out, size, "HTTP/1.1 %d %s\r\n", status, status_text(status));
-    if (type) n += snprintf(out + n, size - (size_t)n, "Content-Type: %s\r\n", type);
-    if (length >= 0)
-        n += snprintf(out + n, size - (size_t)n, "Content-Length: %lld\r\n", length);
-    else
-        n += snprintf(out + n, size - (size_t)n, "Transfer-Encoding: chunked\r\n");
-    if (!c->keep_alive) n += snprintf(out + n, size - (size_t)n, "Connection: close\r\n");
-    n += snprintf(out + n, size - (size_t)n, "%s\r\n", extra ? extra : "");
-    return n < (int)size ? n : (int)size - 1;
+    h->p = h->stack;
+    h->len = 0;
+    h->cap = sizeof h->stack;
+    h->oom = 0;
+}
+
+static void hb_add(head_buf *h, const char *s, size_t n)
+{
+    if (h->len + n > h->cap) {
+        size_t cap = h->cap * 2;
+        while (cap < h->len + n)
+            cap *= 2;
+        char *p = h->p == h->stack ? malloc(cap) : realloc(h->p, cap);
+        if (!p) {
+            h->oom = 1;
+            return;
+        }
+        if (h->p == h->stack) memcpy(p, h->stack, h->len);
+        h->p = p;
+        h->cap = cap;
+    }
+    memcpy(h->p + h->len, s, n);
+    h->len += n;
+}
+
+#define HB_LIT(h, lit) hb_add((h), (lit), sizeof(lit) - 1)
+
+static void hb_str(head_buf *h, const char *s)
+{
+    hb_add(h, s, strlen(s));
+}
+
+static void hb_num(head_buf *h, unsigned long long v)
+{
+    char digits[24];
+    int i = sizeof digits;
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    hb_add(h, digits + i, sizeof digits - (size_t)i);
+}
+
+static void hb_free(head_buf *h)
+{
+    if (h->p != h->stack) free(h->p);
+}
+
+/* Appends the status line and the fixed headers (length < 0: chunked). */
+static void format_head(conn *c, head_buf *h, int status, const char *type, long long length)
+{
+    HB_LIT(h, "HTTP/1.1 ");
+    hb_num(h, (unsigned long long)status);
+    HB_LIT(h, " ");
+    hb_str(h, status_text(status));
+    HB_LIT(h, "\r\n");
+    if (type) {
+        HB_LIT(h, "Content-Type: ");
+        hb_str(h, type);
+        HB_LIT(h, "\r\n");
+    }
+    if (length >= 0) {
+        HB_LIT(h, "Content-Length: ");
+        hb_num(h, (unsigned long long)length);
+        HB_LIT(h, "\r\n");
+    } else {
+        HB_LIT(h, "Transfer-Encoding: chunked\r\n");
+    }
+    if (!c->keep_alive) HB_LIT(h, "Connection: close\r\n");
+}
+
+/* Appends "Name: value\r\n" for every string pair of the table at index idx (header
+ * names and values with CR or LF are skipped: no response splitting). */
+static void format_headers(lua_State *L, int idx, head_buf *h)
+{
+    if (!lua_istable(L, idx)) return;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        size_t nl, vl;
+        const char *n = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &nl) : NULL;
+        const char *v = lua_isstring(L, -1) ? lua_tolstring(L, -1, &vl) : NULL;
+        if (n && v && !strpbrk(n, "\r\n:") && !memchr(v, '\r', vl) && !memchr(v, '\n', vl)) {
+            hb_add(h, n, nl);
+            HB_LIT(h, ": ");
+            hb_add(h, v, vl);
+            HB_LIT(h, "\r\n");
+        }
+        lua_pop(L, 1);
+    }
 }
 
 /* An answer the C side makes itself (errors found before Lua). */
 static void respond_error(conn *c, int status, const char *message, const char *extra)
 {
-    char body[512], head[512];
+    char body[512];
     int code = status == 404 ? -32601 : -32600;
     int blen =
         snprintf(body, sizeof body,
                  "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":%d,\"message\":\"%s\"}}",
                  code, message);
-    int hlen = format_head(c, head, sizeof head, status, "application/json", blen, extra);
-    uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)hlen), uv_buf_init(body, (unsigned)blen)};
+    head_buf h;
+    hb_init(&h);
+    format_head(c, &h, status, "application/json", blen);
+    if (extra) hb_str(&h, extra);
+    HB_LIT(&h, "\r\n");
+    uv_buf_t bufs[2] = {uv_buf_init(h.p, (unsigned)h.len), uv_buf_init(body, (unsigned)blen)};
     if (!c->keep_alive) c->close_after_write = 1;
     conn_write(c, bufs, 2);
+    hb_free(&h);
 }
 
 /* ---- the request cycle ---- */
@@ -491,6 +582,24 @@ static int media_type_is(const char *v, size_t len, const char *type)
            (len == tl || v[tl] == ';' || v[tl] == ' ');
 }
 
+/* Does an Accept header value admit the media type (listed, or via a wildcard)? */
+static int accepts(const char *v, size_t len, const char *type)
+{
+    char lower[1024];
+    if (len >= sizeof lower) len = sizeof lower - 1;
+    for (size_t i = 0; i < len; i++)
+        lower[i] = (char)((v[i] >= 'A' && v[i] <= 'Z') ? v[i] + 32 : v[i]);
+    lower[len] = '\0';
+    if (strstr(lower, type) || strstr(lower, "*/*")) return 1;
+    char major[32];
+    const char *slash = strchr(type, '/');
+    size_t ml = (size_t)(slash - type);
+    if (ml + 3 > sizeof major) return 0;
+    memcpy(major, type, ml);
+    memcpy(major + ml, "/*", 3);
+    return strstr(lower, major) != NULL;
+}
+
 /* Pushes the request as a Lua table: method, path, query, headers (lower-case names,
  * repeated ones joined with ", "), body, remote. */
 static void push_request(lua_State *L, conn *c)
@@ -564,6 +673,13 @@ static int on_message_complete(llhttp_t *p)
         v = find_header(c, "content-type", &len);
         if (!v || !media_type_is(v, len, "application/json")) {
             respond_error(c, 415, "unsupported media type: POST a body of application/json", NULL);
+            return 0;
+        }
+        v = find_header(c, "accept", &len);
+        if (!v || !(accepts(v, len, "application/json") && accepts(v, len, "text/event-stream"))) {
+            respond_error(c, 406,
+                          "not acceptable: Accept must list application/json and text/event-stream",
+                          NULL);
             return 0;
         }
     }
@@ -800,24 +916,6 @@ static int l_http_listen(lua_State *L)
     return 1;
 }
 
-/* Appends "Name: value\r\n" for every pair of the table at index idx. */
-static void format_headers(lua_State *L, int idx, luaL_Buffer *b)
-{
-    if (!lua_istable(L, idx)) return;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        if (lua_type(L, -2) == LUA_TSTRING && lua_isstring(L, -1)) {
-            lua_pushvalue(L, -2);
-            luaL_addvalue(b);
-            luaL_addlstring(b, ": ", 2);
-            lua_pushvalue(L, -1);
-            luaL_addvalue(b);
-            luaL_addlstring(b, "\r\n", 2);
-        }
-        lua_pop(L, 1);
-    }
-}
-
 /* http_respond(rid, status, body, content_type?, headers?) -> true, or false if gone */
 static int l_http_respond(lua_State *L)
 {
@@ -831,16 +929,19 @@ static int l_http_respond(lua_State *L)
         lua_pushboolean(L, 0);
         return 1;
     }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    format_headers(L, 5, &b);
-    luaL_pushresult(&b);
-    char head[1024];
-    int hlen =
-        format_head(c, head, sizeof head, status, type, (long long)blen, lua_tostring(L, -1));
-    uv_buf_t bufs[2] = {uv_buf_init(head, (unsigned)hlen),
+    head_buf h;
+    hb_init(&h);
+    format_head(c, &h, status, type, (long long)blen);
+    format_headers(L, 5, &h);
+    HB_LIT(&h, "\r\n");
+    if (h.oom) {
+        hb_free(&h);
+        return luaL_error(L, "http_respond: out of memory");
+    }
+    uv_buf_t bufs[2] = {uv_buf_init(h.p, (unsigned)h.len),
                         uv_buf_init((char *)body, (unsigned)blen)};
     conn_write(c, bufs, blen ? 2 : 1);
+    hb_free(&h);
     request_done(c);
     lua_pushboolean(L, 1);
     return 1;
@@ -857,14 +958,18 @@ static int l_http_stream_open(lua_State *L)
         lua_pushboolean(L, 0);
         return 1;
     }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    format_headers(L, 4, &b);
-    luaL_pushresult(&b);
-    char head[1024];
-    int hlen = format_head(c, head, sizeof head, status, type, -1, lua_tostring(L, -1));
-    uv_buf_t buf = uv_buf_init(head, (unsigned)hlen);
+    head_buf h;
+    hb_init(&h);
+    format_head(c, &h, status, type, -1);
+    format_headers(L, 4, &h);
+    HB_LIT(&h, "\r\n");
+    if (h.oom) {
+        hb_free(&h);
+        return luaL_error(L, "http_stream_open: out of memory");
+    }
+    uv_buf_t buf = uv_buf_init(h.p, (unsigned)h.len);
     conn_write(c, &buf, 1);
+    hb_free(&h);
     c->streaming = 1;
     lua_pushboolean(L, 1);
     return 1;

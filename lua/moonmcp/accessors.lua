@@ -6,17 +6,38 @@
 --   ctx.request_id  X-Request-Id, or a generated id
 --   ctx.trace       { trace_id, span_id, parent_id, flags, traceparent }: W3C trace
 --                   context from the traceparent header or _meta.traceparent; the call
---                   gets its own span id whose parent is the incoming span
+--                   gets its own span id whose parent is the incoming span (ids are made
+--                   when first read, so pairs() shows only those read so far)
 --   ctx.principal   whatever an auth filter set on the request context (a copy)
---   ctx.log         the fields every log line of the call carries (request_id,
---                   trace_id, plus the request's log fields; the protocol layer adds tool)
+--   ctx.log         the fields every log line of the call carries (request_id, plus the
+--                   request's log fields; the protocol layer adds tool; moonmcp.log adds
+--                   trace_id)
 local core = require "moonmcp.core"
 local context = require "moonmcp.context"
 
-local type, pairs = type, pairs
+local type, pairs, next, rawset, setmetatable = type, pairs, next, rawset, setmetatable
 local random_hex = core.random_hex
 
 local _M = {}
+
+-- A call's ids are made when first read (most calls never read them): trace_id (unless
+-- the incoming trace gave one), span_id, and the traceparent to send downstream.
+local TRACE_MT = {
+  __index = function(t, k)
+    local v
+    if k == "trace_id" then
+      v = random_hex(16)
+    elseif k == "span_id" then
+      v = random_hex(8)
+    elseif k == "traceparent" then
+      v = "00-" .. t.trace_id .. "-" .. t.span_id .. "-" .. t.flags
+    else
+      return nil
+    end
+    rawset(t, k, v)
+    return v
+  end,
+}
 
 --- Parses a W3C traceparent header value. Returns { trace_id, parent_id, flags } or nil.
 function _M.parse_traceparent(v)
@@ -35,10 +56,10 @@ function _M.parse_traceparent(v)
 end
 
 function _M.install()
-  context.register {
+  context.register_builtin {
     key = "request_id",
   }
-  context.register {
+  context.register_builtin {
     key = "trace",
     capture = function(req)
       local meta = type(req.meta) == "table" and req.meta or nil
@@ -46,35 +67,28 @@ function _M.install()
       return _M.parse_traceparent(headers.traceparent) or (meta and _M.parse_traceparent(meta.traceparent))
     end,
     restore = function(incoming, ctx)
-      local trace_id = incoming and incoming.trace_id or random_hex(16)
-      local flags = incoming and incoming.flags or "01"
-      local span_id = random_hex(8)
-      ctx.trace = {
-        trace_id = trace_id,
-        span_id = span_id,
+      ctx.trace = setmetatable({
+        trace_id = incoming and incoming.trace_id or nil,
         parent_id = incoming and incoming.parent_id or nil,
-        flags = flags,
-        traceparent = "00-" .. trace_id .. "-" .. span_id .. "-" .. flags,
-      }
+        flags = incoming and incoming.flags or "01",
+      }, TRACE_MT)
     end,
   }
-  context.register {
+  context.register_builtin {
     key = "principal",
   }
-  context.register {
+  context.register_builtin {
     key = "log",
     restore = function(fields, ctx)
-      local log = {}
-      if type(fields) == "table" then
+      local log = { request_id = ctx.request_id }
+      if type(fields) == "table" and next(fields) ~= nil then
         for k, v in pairs(fields) do
           if type(v) ~= "table" then
             log[k] = v
           end
         end
       end
-      log.request_id = ctx.request_id
-      log.trace_id = ctx.trace and ctx.trace.trace_id
-      ctx.log = log
+      ctx.log = log -- log lines add the trace id (moonmcp.log), read from ctx.trace when needed
     end,
   }
 end

@@ -21,6 +21,7 @@ local _M = {}
 -- The list is never changed in place (register and unregister build a new one), so a
 -- snapshot can keep the list it was taken with.
 local accessors = {}
+local builtin = nil -- the accessor register_builtin is registering
 
 local function copy_list(list)
   local c = {}
@@ -61,6 +62,7 @@ function _M.register(acc)
   local key = acc.key
   local entry = {
     key = key,
+    trusted = acc == builtin,
     capture = acc.capture or function(request)
       return request[key]
     end,
@@ -81,6 +83,14 @@ function _M.register(acc)
   end
   list[#list + 1] = entry
   accessors = list
+end
+
+--- Registers one of the host's own accessors (moonmcp.accessors): its clear cannot fail,
+--- so it runs without a protected call.
+function _M.register_builtin(acc)
+  builtin = acc
+  _M.register(acc)
+  builtin = nil
 end
 
 --- Removes the accessor registered under key (used by specs and reloads).
@@ -128,9 +138,14 @@ end
 function _M.clear(snap, ctx)
   local list, first = snap.accessors, nil
   for i = #list, 1, -1 do
-    local ok, err = pcall(list[i].clear, ctx)
-    if not ok and not first then
-      first = err
+    local a = list[i]
+    if a.trusted then -- the host's own accessors cannot fail: no protected call needed
+      a.clear(ctx)
+    else
+      local ok, err = pcall(a.clear, ctx)
+      if not ok and not first then
+        first = err
+      end
     end
   end
   local k = next(ctx)

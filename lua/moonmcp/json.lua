@@ -70,7 +70,12 @@ function _M.is_array(v)
     if type(v) ~= "table" then
         return false
     end
-    return getmetatable(v) == ARRAY_MT or kind(v) == "array"
+    if getmetatable(v) == ARRAY_MT then
+        return true
+    end
+    -- a plain array has keys 1..n with n > 0: without v[1] it cannot be one (this spares
+    -- objects, the common case on the hot path, the scan of their keys)
+    return v[1] ~= nil and kind(v) == "array"
 end
 
 -- is_object(v) -> boolean: v is a table encode() writes as a JSON object (so an

@@ -88,8 +88,13 @@ function _M.write(level, message, fields)
   local parts = { "time=" .. timestamp(), "level=" .. level, "msg=" .. quote(message) }
   local seen = { time = true, level = true, msg = true }
   add_fields(parts, fields, seen)
-  if rec and rec.ctx then
-    add_fields(parts, rec.ctx.log, seen)
+  local ctx = rec and rec.ctx
+  if ctx then
+    add_fields(parts, ctx.log, seen)
+    local trace = ctx.trace
+    if not seen.trace_id and type(trace) == "table" then
+      parts[#parts + 1] = "trace_id=" .. trace.trace_id
+    end
   end
   core.stderr(concat(parts, " ") .. "\n")
 end

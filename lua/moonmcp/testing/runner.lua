@@ -24,7 +24,7 @@ function _M.run(home, args)
     argv[#argv + 1] = a
   end
   _G.arg = argv -- busted's cli reads the global arg
-  local ok, err = require("moonmcp.serve").configure(nil)
+  local ok, err = require("moonmcp.serve").configure({ watchdog = false }) -- handlers stay JIT-compiled in specs
   if not ok then
     core.stderr("moonmcp test: " .. err .. "\n")
     return 1

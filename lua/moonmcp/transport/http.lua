@@ -1,8 +1,9 @@
 -- moonmcp.transport.http — the request phase of Streamable HTTP (DESIGN §2, steps 1-2).
 --
 -- The C side has already bounded the request (header bytes, header count, body bytes,
--- timeouts), checked the path, the method, Host/Origin and the Content-Type. Here (in a
--- coroutine of its own when request filters are configured): Accept and MCP-Protocol-Version are checked, the request
+-- timeouts), checked the path, the method, Host/Origin, and for a POST the Content-Type
+-- and Accept. Here (in a coroutine of its own when request filters are configured):
+-- MCP-Protocol-Version is checked, the request
 -- context is built (request id, remote, headers), the user's request filters run (they
 -- may yield, add to the context, or reject), the body is classified: notifications and
 -- client responses are handled inline and answered 202; a request becomes a call.
@@ -108,11 +109,6 @@ end
 
 local function handle_post(rid, req)
   local headers = req.headers
-  local accept = headers.accept
-  if not (accepts(accept, "application/json") and accepts(accept, "text/event-stream")) then
-    return answer_error(rid, 406, jsonrpc.INVALID_REQUEST,
-      "not acceptable: Accept must list application/json and text/event-stream")
-  end
   local msg, kind, message, id = jsonrpc.parse(req.body)
   if not msg then
     return answer_error(rid, 400, kind, message, id)
