@@ -46,6 +46,40 @@ local function parse_sse(body)
   return events
 end
 
+--- Reads the status line and headers of a streamed response: { status, headers }.
+function Conn:read_head()
+  local line, err = self.sock:read_line()
+  if not line then
+    return nil, err
+  end
+  local head = { status = tonumber(line:match("^HTTP/1%.1 (%d%d%d)")), headers = {} }
+  while true do
+    local h = assert(self.sock:read_line())
+    if h == "" then
+      return head
+    end
+    local name, value = h:match("^([^:]+):%s*(.-)%s*$")
+    head.headers[name:lower()] = value
+  end
+end
+
+--- Reads the next SSE event of a chunked text/event-stream (one event per chunk, as
+--- moonmcp sends them) and returns its decoded JSON data, or nil, err.
+function Conn:read_event()
+  local size_line, err = self.sock:read_line()
+  if not size_line then
+    return nil, err
+  end
+  local size = tonumber(size_line, 16)
+  if not size or size == 0 then
+    return nil, "end of stream"
+  end
+  local chunk = assert(self.sock:read(size))
+  assert(self.sock:read_line())
+  local events = parse_sse(chunk)
+  return events[1]
+end
+
 --- Reads one response. Returns { status, headers (lower-case names), body, events } or
 --- nil, err (e.g. "closed" when the server closed the connection first).
 function Conn:read_response()
