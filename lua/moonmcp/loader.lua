@@ -10,6 +10,7 @@
 local core = require "moonmcp.core"
 local watchdog = require "moonmcp.watchdog"
 local schema_shape = require "moonmcp.schema_shape"
+local param_headers = require "moonmcp.param_headers"
 local json = require "moonmcp.json"
 local uri_template = require "moonmcp.uri_template"
 local tasks = require "moonmcp.tasks"
@@ -99,7 +100,12 @@ local function check_tool(name, def, add)
   if def.annotations ~= nil and type(def.annotations) ~= "table" then
     return add(("tool %q: annotations must be a table"):format(name), line)
   end
+  local params, err = param_headers.collect(def.input)
+  if not params then
+    return add(("tool %q: input schema: %s"):format(name, err), line)
+  end
   return {
+    param_headers = params[1] and params or nil,
     name = name,
     def = def,
     input_schema = schema_shape.normalize(def.input or { type = "object" }),

@@ -6,6 +6,7 @@ local json = require "moonmcp.json"
 local jsonrpc = require "moonmcp.jsonrpc"
 local protocol = require "moonmcp.protocol"
 local base64 = require "moonmcp.base64"
+local param_headers = require "moonmcp.param_headers"
 local mrtr = require "moonmcp.mrtr"
 
 local type, tostring = type, tostring
@@ -60,7 +61,7 @@ local function mismatch(message)
 end
 
 -- The HTTP routing headers must be present and agree with the body.
-local function check_headers(msg, headers, version)
+local function check_headers(msg, headers, version, exchange)
   local h = header(headers, "mcp-protocol-version")
   if not h then
     mismatch("MCP-Protocol-Version header is required")
@@ -86,6 +87,15 @@ local function check_headers(msg, headers, version)
         tostring(body)))
     end
   end
+  if msg.method == "tools/call" and exchange.generation then
+    local entry = exchange.generation.tools[msg.params.name]
+    if entry and entry.param_headers then
+      local ok, err = param_headers.check(entry.param_headers, msg.params.arguments or {}, headers)
+      if not ok then
+        mismatch(err)
+      end
+    end
+  end
 end
 
 --- Fills the exchange from the request's _meta; raises a protocol error when it
@@ -96,7 +106,7 @@ function _M.prepare(msg, exchange)
   local version = meta[_M.VERSION_KEY]
   local request = exchange.request
   if request and request.transport == "http" then
-    check_headers(msg, request.headers, version) -- first: routing must agree with the body
+    check_headers(msg, request.headers, version, exchange) -- first: routing must agree with the body
   end
   if not protocol.is_modern(version) then
     jsonrpc.raise(_M.UNSUPPORTED_VERSION, "Unsupported protocol version",
