@@ -45,7 +45,8 @@ describe("param_headers.check", function()
   end)
 
   it("decodes the base64 form", function()
-    assert.is_true(ph.check(list, { region = "Hello, 世界" }, { ["mcp-param-region"] = "=?base64?SGVsbG8sIOS4lueVjA==?=" }))
+    assert.is_true(ph.check(list, { region = "Hello, 世界" },
+      { ["mcp-param-region"] = "=?base64?SGVsbG8sIOS4lueVjA==?=" }))
   end)
 
   it("refuses a missing header when the body has the value", function()
