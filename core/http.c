@@ -121,26 +121,12 @@ static void buf_free(buf *b)
 
 static void rid_set(double rid, conn *c)
 {
-    lua_State *L = mm_L;
-    lua_pushlightuserdata(L, RIDS_KEY);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushnumber(L, rid);
-    if (c)
-        lua_pushlightuserdata(L, c);
-    else
-        lua_pushnil(L);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
+    mm_idmap_set(RIDS_KEY, rid, c);
 }
 
 static conn *rid_get(lua_State *L, double rid)
 {
-    lua_pushlightuserdata(L, RIDS_KEY);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushnumber(L, rid);
-    lua_rawget(L, -2);
-    conn *c = lua_touserdata(L, -1);
-    lua_pop(L, 2);
+    conn *c = mm_idmap_get(L, RIDS_KEY, rid);
     if (c && (c->closing || c->rid != rid)) return NULL;
     return c;
 }
@@ -1055,9 +1041,6 @@ void mm_http_open(lua_State *L)
         {NULL, NULL},
     };
     luaL_register(L, NULL, fns);
-    lua_pushlightuserdata(L, RIDS_KEY);
-    lua_newtable(L);
-    lua_rawset(L, LUA_REGISTRYINDEX);
     llhttp_settings_init(&settings);
     settings.on_message_begin = on_message_begin;
     settings.on_url = on_url;

@@ -33,6 +33,42 @@ void mm_log_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void mm_idmap_set(void *map, double id, void *ptr)
+{
+    lua_State *L = mm_L;
+    lua_pushlightuserdata(L, map);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (!lua_istable(L, -1)) { /* first use: create the table */
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushlightuserdata(L, map);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, LUA_REGISTRYINDEX);
+    }
+    lua_pushnumber(L, id);
+    if (ptr)
+        lua_pushlightuserdata(L, ptr);
+    else
+        lua_pushnil(L);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+void *mm_idmap_get(lua_State *L, void *map, double id)
+{
+    lua_pushlightuserdata(L, map);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_pushnumber(L, id);
+    lua_rawget(L, -2);
+    void *ptr = lua_touserdata(L, -1);
+    lua_pop(L, 2);
+    return ptr;
+}
+
 int mm_hook_push(lua_State *L, const char *name)
 {
     lua_pushlightuserdata(L, HOOKS_KEY);
@@ -175,24 +211,6 @@ static int l_scandir(lua_State *L)
     return 1;
 }
 
-/* filetype(path) -> "file" | "directory" | "other", or nil, message (synchronous) */
-static int l_filetype(lua_State *L)
-{
-    const char *path = luaL_checkstring(L, 1);
-    uv_fs_t req;
-    int r = uv_fs_stat(NULL, &req, path, NULL);
-    if (r < 0) {
-        uv_fs_req_cleanup(&req);
-        lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path, uv_strerror(r));
-        return 2;
-    }
-    uint64_t mode = req.statbuf.st_mode;
-    uv_fs_req_cleanup(&req);
-    lua_pushstring(L, S_ISDIR(mode) ? "directory" : S_ISREG(mode) ? "file" : "other");
-    return 1;
-}
-
 /* pid() -> process id */
 static int l_pid(lua_State *L)
 {
@@ -211,7 +229,6 @@ int mm_core_open(lua_State *L)
         {"stop", l_stop},
         {"pid", l_pid},
         {"scandir", l_scandir},
-        {"filetype", l_filetype},
         {NULL, NULL},
     };
     lua_newtable(L);

@@ -31,6 +31,12 @@ void mm_dns_open(lua_State *L);         /* ldns.c: dns_resolve */
 void mm_http_client_open(lua_State *L); /* lhttp_client.c: http_request (libcurl) */
 void mm_watchdog_open(lua_State *L);    /* lwatchdog.c: CPU budgets of calls */
 
+/* Id maps: a registry table (keyed by the address `map`) from numeric ids to C pointers,
+ * so Lua names host objects by number and never holds a pointer. mm_idmap_set with ptr
+ * NULL removes the entry; mm_idmap_get returns NULL for an unknown id. */
+void mm_idmap_set(void *map, double id, void *ptr);
+void *mm_idmap_get(lua_State *L, void *map, double id);
+
 /* Exit status requested with core.stop(code); -1 while running. */
 extern int mm_exit_code;
 

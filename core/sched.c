@@ -22,6 +22,7 @@
  * being resumed, and a resume first clears the operation.
  */
 #include "sched.h"
+#include "lcore.h"
 
 #include <lauxlib.h>
 #include <stdlib.h>
@@ -61,28 +62,12 @@ static void enqueue(mm_call *c, int nargs)
 
 static void ids_set(double id, mm_call *c)
 {
-    lua_State *L = mm_L;
-    lua_pushlightuserdata(L, IDS_KEY);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushnumber(L, id);
-    if (c)
-        lua_pushlightuserdata(L, c);
-    else
-        lua_pushnil(L);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
+    mm_idmap_set(IDS_KEY, id, c);
 }
 
 mm_call *mm_sched_find(double id)
 {
-    lua_State *L = mm_L;
-    lua_pushlightuserdata(L, IDS_KEY);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_pushnumber(L, id);
-    lua_rawget(L, -2);
-    mm_call *c = lua_touserdata(L, -1);
-    lua_pop(L, 2);
-    return c;
+    return mm_idmap_get(mm_L, IDS_KEY, id);
 }
 
 static void finish(mm_call *c, int status)
@@ -303,9 +288,6 @@ void mm_sched_open(lua_State *L)
 
 void mm_sched_init(void)
 {
-    lua_pushlightuserdata(mm_L, IDS_KEY);
-    lua_newtable(mm_L);
-    lua_rawset(mm_L, LUA_REGISTRYINDEX);
     uv_idle_init(mm_loop, &idle);
 }
 

@@ -30,68 +30,36 @@ local registry = require "moonmcp.registry"
 local ipairs, pairs, next, type, tostring, tonumber, concat, sort = ipairs, pairs, next, type, tostring, tonumber,
   table.concat, table.sort
 
+local flags = require "moonmcp.flags"
+
 local _M = {}
 
 --- Parses call's arguments. Returns opts or nil, message.
 function _M.parse(args)
-  local opts = { paths = {}, pairs = {} }
-  local positional = {}
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    local flag, inline = a:match("^(%-%-[%w-]+)=(.*)$")
-    local function value()
-      if inline then
-        return inline
-      end
-      i = i + 1
-      return args[i]
-    end
-    if flag then
-      a = flag
-    end
-    if a == "--json" then
-      opts.json = value()
-      if not opts.json then
-        return nil, "--json needs a JSON object"
-      end
-    elseif a == "--answers" then
-      opts.answers = value()
-      if not opts.answers then
-        return nil, "--answers needs a FILE"
-      end
-    elseif a == "--era" then
-      opts.era = value()
-      if opts.era ~= "legacy" and opts.era ~= "modern" then
-        return nil, "--era must be legacy or modern"
-      end
-    elseif a == "--log-level" then
-      opts.log_level = value()
-      if not log.RANK[opts.log_level or ""] then
-        return nil, "--log-level needs a LEVEL (debug, info, notice, warning, error)"
-      end
-    elseif a == "--raw" then
-      opts.raw = true
-    elseif a == "-h" or a == "--help" then
-      opts.help = true
-    elseif a == "--" then
-      for j = i + 1, #args do
-        positional[#positional + 1] = args[j]
-      end
-      break
-    elseif a:sub(1, 1) == "-" and a ~= "-" then
-      return nil, "unknown option " .. a
-    else
-      positional[#positional + 1] = a
-    end
-    i = i + 1
+  local opts, err = flags.parse(args, {
+    ["--json"] = { key = "json", value = "a JSON object" },
+    ["--answers"] = { key = "answers", value = "a FILE" },
+    ["--era"] = { key = "era", value = "legacy or modern" },
+    ["--log-level"] = { key = "log_level", value = "a LEVEL (debug, info, notice, warning, error)" },
+    ["--raw"] = { key = "raw" },
+  })
+  if not opts then
+    return nil, err
   end
+  if opts.era and opts.era ~= "legacy" and opts.era ~= "modern" then
+    return nil, "--era must be legacy or modern"
+  end
+  if opts.log_level and not log.RANK[opts.log_level] then
+    return nil, "--log-level needs a LEVEL (debug, info, notice, warning, error)"
+  end
+  local positional = opts.args
+  opts.paths, opts.pairs = {}, {}
   if opts.help then
     return opts
   end
   -- PATH ... TOOL key=value ...: the paths are the leading arguments that exist on disk
   local n = 1
-  while n < #positional and not positional[n]:find("=", 1, true) and core.filetype(positional[n]) do
+  while n < #positional and not positional[n]:find("=", 1, true) and core.file_stamp(positional[n]) do
     opts.paths[#opts.paths + 1] = positional[n]
     n = n + 1
   end

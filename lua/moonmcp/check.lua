@@ -14,6 +14,7 @@ local loader = require "moonmcp.loader"
 local registry = require "moonmcp.registry"
 local json = require "moonmcp.json"
 local tasks = require "moonmcp.tasks"
+local flags = require "moonmcp.flags"
 
 local ipairs, concat, sort = ipairs, table.concat, table.sort
 
@@ -21,24 +22,11 @@ local _M = {}
 
 --- Parses check's arguments. Returns opts or nil, message.
 function _M.parse(args)
-  local opts = { paths = {} }
-  for i, a in ipairs(args) do
-    if a == "--json" then
-      opts.json = true
-    elseif a == "-h" or a == "--help" then
-      opts.help = true
-    elseif a == "--" then
-      for j = i + 1, #args do
-        opts.paths[#opts.paths + 1] = args[j]
-      end
-      break
-    elseif a:sub(1, 1) == "-" then
-      return nil, "unknown option " .. a
-    else
-      opts.paths[#opts.paths + 1] = a
-    end
+  local opts, err = flags.parse(args, { ["--json"] = { key = "json" } })
+  if opts then
+    opts.paths = opts.args
   end
-  return opts
+  return opts, err
 end
 
 local function out(s)

@@ -5,6 +5,7 @@
 -- with their exit status; `serve` keeps it running until a signal or end of input.
 local core = require "moonmcp.core"
 local host = require "moonmcp.host"
+local flags = require "moonmcp.flags"
 
 local tostring, xpcall, traceback = tostring, xpcall, debug.traceback
 
@@ -60,59 +61,21 @@ local function usage_error(message)
 end
 _M.usage_error = usage_error
 
+local SERVE_FLAGS = {
+  ["--listen"] = { key = "listen", value = "HOST:PORT" },
+  ["--stdio"] = { key = "stdio" },
+  ["--no-watch"] = { key = "watch", set = false },
+  ["--config"] = { key = "config", value = "a FILE" },
+  ["--log-level"] = { key = "log_level", value = "a LEVEL" },
+}
+
 -- Parses serve's flags. Returns opts or nil, message.
 local function parse_serve(args)
-  local opts = { paths = {} }
-  local i = 1
-  while i <= #args do
-    local a = args[i]
-    local function value()
-      i = i + 1
-      local v = args[i]
-      if v == nil then
-        return nil
-      end
-      return v
-    end
-    local flag, inline = a:match("^(%-%-[%w-]+)=(.*)$")
-    if flag then
-      a = flag
-      table.insert(args, i + 1, inline)
-    end
-    if a == "--listen" then
-      opts.listen = value()
-      if not opts.listen then
-        return nil, "--listen needs HOST:PORT"
-      end
-    elseif a == "--stdio" then
-      opts.stdio = true
-    elseif a == "--no-watch" then
-      opts.watch = false
-    elseif a == "--config" then
-      opts.config = value()
-      if not opts.config then
-        return nil, "--config needs a FILE"
-      end
-    elseif a == "--log-level" then
-      opts.log_level = value()
-      if not opts.log_level then
-        return nil, "--log-level needs a LEVEL"
-      end
-    elseif a == "-h" or a == "--help" then
-      opts.help = true
-    elseif a == "--" then
-      for j = i + 1, #args do
-        opts.paths[#opts.paths + 1] = args[j]
-      end
-      break
-    elseif a:sub(1, 1) == "-" then
-      return nil, "unknown option " .. a
-    else
-      opts.paths[#opts.paths + 1] = a
-    end
-    i = i + 1
+  local opts, err = flags.parse(args, SERVE_FLAGS)
+  if opts then
+    opts.paths = opts.args
   end
-  return opts
+  return opts, err
 end
 
 local function run(home, args)

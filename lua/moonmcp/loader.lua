@@ -30,7 +30,7 @@ local function list_dir(dir, out)
   for _, name in ipairs(names) do
     if name:sub(1, 1) ~= "." and name:sub(1, 1) ~= "_" then
       local path = dir .. "/" .. name
-      local kind = core.filetype(path)
+      local kind = core.file_stamp(path)
       if kind == "directory" then
         list_dir(path, out)
       elseif kind == "file" and name:match("%.lua$") and not name:match("_spec%.lua$") then
@@ -45,7 +45,7 @@ function _M.expand(paths)
   local files = {}
   for _, p in ipairs(paths) do
     p = p:gsub("/+$", "")
-    local kind, err = core.filetype(p)
+    local kind, err = core.file_stamp(p)
     if kind == "directory" then
       list_dir(p, files)
     elseif kind == "file" then

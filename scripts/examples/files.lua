@@ -11,7 +11,7 @@
 -- anything else is "not found", so the answer does not even reveal that a file exists.
 -- Files larger than MAX_BYTES are refused.
 local moonmcp = require "moonmcp"
-local core = require "moonmcp.core" -- scandir, filetype
+local fs = require "moonmcp.fs" -- on the thread pool: a read parks only its own call
 local ffi = require "ffi"
 
 pcall(ffi.cdef, [[
@@ -78,34 +78,36 @@ local function is_text(s)
   return true
 end
 
+local function is_dir(p)
+  local st = fs.stat(p)
+  return st ~= nil and st.type == "directory"
+end
+
 local function listing(dir)
-  local names = core.scandir(dir) or {}
-  table.sort(names)
   local lines = {}
-  for _, name in ipairs(names) do
-    local kind = core.filetype(dir .. "/" .. name)
-    lines[#lines + 1] = name .. (kind == "directory" and "/" or "")
+  for _, name in ipairs(fs.list(dir) or {}) do
+    lines[#lines + 1] = name .. (is_dir(dir .. "/" .. name) and "/" or "")
   end
   return table.concat(lines, "\n")
 end
 
 -- Reads the file or folder at the absolute path p (already checked to be inside ROOT).
 local function read_path(p)
-  if core.filetype(p) == "directory" then
-    return { text = listing(p), mimeType = "inode/directory" }
-  end
-  local f, err = io.open(p, "rb")
-  if not f then
+  local st, err = fs.stat(p)
+  if not st then
     return nil, err
   end
-  local size = f:seek("end")
-  if not size or size > MAX_BYTES then
-    f:close()
+  if st.type == "directory" then
+    return { text = listing(p), mimeType = "inode/directory" }
+  end
+  if st.size > MAX_BYTES then
     error(("%s is larger than %d bytes"):format(uri_of(p), MAX_BYTES), 0)
   end
-  f:seek("set", 0)
-  local data = f:read("*a") or ""
-  f:close()
+  local data
+  data, err = fs.read(p)
+  if not data then
+    return nil, err
+  end
   local ext = p:match("%.([%w]+)$")
   local mime = ext and MIME[ext:lower()]
   local textual = mime == nil or mime:match("^text/") or mime:match("json$") or mime:match("xml$")
@@ -136,16 +138,13 @@ local function complete_path(value)
     dir, prefix = "", value
   end
   local real = realpath("/" .. dir)
-  if not real or not inside_root(real) or core.filetype(real) ~= "directory" then
+  if not real or not inside_root(real) or not is_dir(real) then
     return {}
   end
   local out = {}
-  local names = core.scandir(real) or {}
-  table.sort(names)
-  for _, name in ipairs(names) do
+  for _, name in ipairs(fs.list(real) or {}) do
     if name:sub(1, #prefix) == prefix and name:sub(1, 1) ~= "." then
-      local kind = core.filetype(real .. "/" .. name)
-      out[#out + 1] = (dir ~= "" and dir .. "/" or "") .. name .. (kind == "directory" and "/" or "")
+      out[#out + 1] = (dir ~= "" and dir .. "/" or "") .. name .. (is_dir(real .. "/" .. name) and "/" or "")
     end
   end
   return out
