@@ -82,7 +82,7 @@ free_port() {
   die "no free port found"
 }
 # CPU time (ns) of every thread of a process (the scheduler's own accounting).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
+cpu_ns() { { cat /proc/"$1"/task/*/schedstat 2>/dev/null || true; } | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 # nginx's worker: the master's child.
 worker_of() { awk -v m="$1" '{ line = $0; sub(/^.*\) /, "", line); split(line, f, " "); if (f[2] == m) print $1 }' \
   /proc/[0-9]*/stat 2>/dev/null | head -n 1; }

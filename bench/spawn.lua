@@ -11,10 +11,10 @@
 --   spawn   N x `local t = ctx:spawn(function() return 1 end); ctx:wait(t)`
 --   fanout  N spawns first, then N waits (N children alive at once)
 -- REPS timed calls per mode after one warm-up call; prints the median µs per iteration
--- (wall and CPU) and spawn - call = µs per spawn+wait. Done twice: with the watchdog on
--- (`moonmcp test` configures the runtime as `serve` does by default: the fixture is loaded
--- with the JIT off for its code, and the VM count hook is installed), then off (the
--- fixture reloaded with the watchdog disabled: handler code JIT-compiled, no hook).
+-- (wall and CPU) and spawn - call = µs per spawn+wait. Done twice, the fixture loaded
+-- afresh each time: with the watchdog on (as `moonmcp serve` runs by default: the fixture
+-- is loaded with the JIT off for its code, and the VM count hook is installed), then off
+-- (handler code JIT-compiled, no hook). The watchdog is left as `moonmcp test` set it.
 -- luacheck: std +busted
 local testing = require "moonmcp.testing"
 local watchdog = require "moonmcp.watchdog"
@@ -68,17 +68,28 @@ local function run(label)
 end
 
 describe("spawn bench", function()
-  it("measures spawn + wait with the watchdog on (the default)", function()
-    if not watchdog.enabled() then
+  local initially = watchdog.enabled() -- moonmcp test: off since 1fb08eb, on before
+
+  local function with_watchdog(on, label)
+    if on and not watchdog.enabled() then
       watchdog.enable()
+    elseif not on and watchdog.enabled() then
+      watchdog.disable()
     end
-    run("watchdog on (serve's default: handler JIT-off, count hook)")
+    local ok, err = pcall(run, label)
+    if initially and not watchdog.enabled() then
+      watchdog.enable()
+    elseif not initially and watchdog.enabled() then
+      watchdog.disable()
+    end
+    assert(ok, err)
+  end
+
+  it("measures spawn + wait with the watchdog on (serve's default)", function()
+    with_watchdog(true, "watchdog on (serve's default: handler JIT-off, count hook)")
   end)
 
   it("measures spawn + wait with the watchdog off", function()
-    watchdog.disable()
-    local ok, err = pcall(run, "watchdog off (handler JIT-compiled, no hook)")
-    watchdog.enable()
-    assert(ok, err)
+    with_watchdog(false, "watchdog off (handler JIT-compiled, no hook)")
   end)
 end)
