@@ -14,13 +14,13 @@
 -- deadline.MESSAGE instead of treating it as a client cancellation; disarm at the end.
 -- Inside the handler the deadline looks like any cancellation: the pending yield raises
 -- "cancelled", so every cleanup path (pcall, context clear, child tasks) runs as usual.
--- Each armed deadline is one sleeping coroutine; disarming cancels it.
+-- Each armed deadline is one entry of moonmcp.timers (no coroutine); disarming removes it.
 local core = require "moonmcp.core"
-local host = require "moonmcp.host"
+local timers = require "moonmcp.timers"
 local calls = require "moonmcp.calls"
 
-local type, error, pcall = type, error, pcall
-local spawn, cancel, sleep, await = core.spawn, core.cancel, core.sleep, host.await
+local type, error = type, error
+local cancel = core.cancel
 
 local _M = { MESSAGE = "deadline exceeded" }
 
@@ -53,10 +53,6 @@ end
 
 local function noop() end
 
-local function wait(seconds)
-  return await(sleep(seconds))
-end
-
 function _M.arm(call_id, seconds)
   if type(call_id) ~= "number" then
     error("deadline.arm: call_id must be a number", 2)
@@ -65,20 +61,14 @@ function _M.arm(call_id, seconds)
   if not seconds then
     return noop
   end
-  local watcher = spawn(function()
-    if pcall(wait, seconds) then -- not disarmed in time
-      expired[call_id] = true
-      if not cancel(call_id) then
-        expired[call_id] = nil -- the call had already ended
-      end
+  local timer = timers.after(seconds, function()
+    expired[call_id] = true
+    if not cancel(call_id) then
+      expired[call_id] = nil -- the call had already ended
     end
   end)
-  local armed = true
   return function()
-    if armed then
-      armed = false
-      cancel(watcher)
-    end
+    timers.cancel(timer)
   end
 end
 

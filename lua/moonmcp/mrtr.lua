@@ -51,7 +51,7 @@ local copy = require("moonmcp.context").copy
 
 local type, pairs, next, tostring, error, sort, concat, floor =
   type, pairs, next, tostring, error, table.sort, table.concat, math.floor
-local byte, format, gsub, char = string.byte, string.format, string.gsub, string.char
+local format, gsub, char = string.format, string.gsub, string.char
 local encode, decode, kind = json.encode, json.decode, json.kind
 local seal, unseal, sha256, random_bytes = core.seal, core.unseal, core.sha256, core.random_bytes
 
@@ -72,10 +72,13 @@ local ephemeral = false
 local ttl = DEFAULT_TTL
 local clock = core.now
 
+local HEX = {}
+for i = 0, 255 do
+  HEX[char(i)] = format("%02x", i)
+end
+
 local function hex(s)
-  return (gsub(s, ".", function(c)
-    return format("%02x", byte(c))
-  end))
+  return (gsub(s, ".", HEX))
 end
 
 --- Sets the sealing key: 32 raw bytes or 64 hex digits; nil forgets it (the next seal
@@ -287,10 +290,13 @@ function _M.prepare(msg, exchange)
     invalid("inputResponses must be an object mapping the keys of inputRequests to the client's results",
       "invalid_input_responses")
   end
-  local bind = binding(msg, exchange)
+  -- The binding (digests of the arguments and the principal) is needed only to check an
+  -- incoming state or to seal an outgoing one: most requests do neither.
+  local bind
   local ledger, asked = {}, {}
   local text = params.requestState
   if text ~= nil then
+    bind = binding(msg, exchange)
     if type(text) ~= "string" then
       invalid("requestState must be a string", "malformed")
     end
@@ -302,7 +308,8 @@ function _M.prepare(msg, exchange)
     ledger, asked = state.l, state.q
   end
   exchange.mrtr = {
-    bind = bind,
+    bind = bind,         -- made on demand (see outcome)
+    msg = msg,
     ledger = ledger,     -- key -> { f, r }: answers of earlier rounds
     asked = asked,       -- key -> fingerprint: the questions of the previous round
     responses = responses,
@@ -434,7 +441,7 @@ function _M.outcome(exchange, ok, result)
   for k, request in pairs(round.requests) do
     asked[k] = _M.fingerprint(request)
   end
-  local bind = round.bind
+  local bind = round.bind or binding(round.msg, exchange)
   local state = { v = 1, m = bind.m, t = bind.t, a = bind.a, p = bind.p, x = clock() + ttl, l = ledger, q = asked }
   return true, {
     resultType = "input_required",

@@ -19,17 +19,18 @@
 -- one that arrives on another transport or session than the request — is ignored and
 -- logged at debug level by server.respond.
 --
--- The timeout is a child call sleeping beside the parked one (core.spawn + core.sleep),
+-- The timeout is an entry of moonmcp.timers beside the parked call (no coroutine),
 -- cancelled as soon as the request is settled; a timer that already fired but had not
 -- yet run checks its own cancellation flag before waking anyone.
 local core = require "moonmcp.core"
+local timers = require "moonmcp.timers"
 local jsonrpc = require "moonmcp.jsonrpc"
 local server = require "moonmcp.server"
 local log = require "moonmcp.log"
 
 local type, error, setmetatable, tostring, pcall, floor = type, error, setmetatable, tostring, pcall, math.floor
-local park, wake, spawn, cancel, cancelled, current, sleep, random_hex =
-  core.park, core.wake, core.spawn, core.cancel, core.cancelled, core.current, core.sleep, core.random_hex
+local park, wake, cancelled, current, random_hex = core.park, core.wake, core.cancelled, core.current,
+  core.random_hex
 local CANCELLED = core.CANCELLED
 
 local _M = {}
@@ -75,13 +76,6 @@ local function session_of(request)
   return headers and headers["mcp-session-id"] or nil
 end
 
-local function timer(call_id, seconds, id)
-  local ok, r = pcall(sleep, seconds)
-  if ok and r ~= CANCELLED and not cancelled() then
-    wake(call_id, TIMEOUT, id)
-  end
-end
-
 --- Sends method(params) to the client of exchange and waits for its answer (see top).
 --- opts.timeout overrides the default for this request.
 function _M.request(exchange, method, params, opts)
@@ -96,10 +90,12 @@ function _M.request(exchange, method, params, opts)
   counter = counter + 1
   local id = "mm-" .. counter .. "-" .. random_hex(4)
   waiting[id] = { call = call_id, transport = exchange.transport, session = session_of(exchange.request) }
-  local timer_id = spawn(timer, call_id, seconds, id)
+  local timer = timers.after(seconds, function()
+    wake(call_id, TIMEOUT, id)
+  end)
   local function settle()
     waiting[id] = nil
-    cancel(timer_id)
+    timers.cancel(timer)
   end
   local ok, err = pcall(exchange.out.send, exchange.out, jsonrpc.request(id, method, params))
   if not ok then

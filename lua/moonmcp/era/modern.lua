@@ -53,7 +53,10 @@ end
 
 local function header(headers, name)
   local v = headers[name]
-  return v and v:match("^%s*(.-)%s*$")
+  if v and (v:find("^%s") or v:find("%s$")) then -- rare: values are usually clean
+    v = v:match("^%s*(.-)%s*$")
+  end
+  return v
 end
 
 local function mismatch(message)
