@@ -76,6 +76,15 @@ local function session_of(request)
   return headers and headers["mcp-session-id"] or nil
 end
 
+local function time_out(entry)
+  wake(entry.call, TIMEOUT, entry.id)
+end
+
+local function settle(entry)
+  waiting[entry.id] = nil
+  timers.cancel(entry.timer)
+end
+
 --- Sends method(params) to the client of exchange and waits for its answer (see top).
 --- opts.timeout overrides the default for this request.
 function _M.request(exchange, method, params, opts)
@@ -89,34 +98,28 @@ function _M.request(exchange, method, params, opts)
   local seconds = opts and opts.timeout or timeout
   counter = counter + 1
   local id = "mm-" .. counter .. "-" .. random_hex(4)
-  waiting[id] = { call = call_id, transport = exchange.transport, session = session_of(exchange.request) }
-  local timer = timers.after(seconds, function()
-    wake(call_id, TIMEOUT, id)
-  end)
-  local function settle()
-    waiting[id] = nil
-    timers.cancel(timer)
-  end
+  local entry = { call = call_id, id = id, transport = exchange.transport, session = session_of(exchange.request) }
+  waiting[id] = entry
+  entry.timer = timers.after(seconds, time_out, entry)
   local ok, err = pcall(exchange.out.send, exchange.out, jsonrpc.request(id, method, params))
   if not ok then
-    settle()
+    settle(entry)
     error(err, 0)
   end
   log.debug("request sent to the client", { id = id, method = method })
   while true do
     local r, tag
-    local entry = waiting[id]
-    if entry and entry.answer then -- answered synchronously, from inside out:send
+    if waiting[id] and entry.answer then -- answered synchronously, from inside out:send
       r = entry.answer
     else
       r, tag = park()
     end
     if r == CANCELLED then
-      settle()
+      settle(entry)
       error("cancelled", 0)
     elseif r == TIMEOUT then
       if tag == id then
-        settle()
+        settle(entry)
         if not cancelled(call_id) then
           pcall(exchange.out.send, exchange.out, jsonrpc.notification("notifications/cancelled",
             { requestId = id, reason = "timed out" }))
@@ -124,7 +127,7 @@ function _M.request(exchange, method, params, opts)
         error(("%s: the client did not answer within %s s"):format(method, tostring(floor(seconds * 1000) / 1000)), 0)
       end
     elseif type(r) == "table" and r.id == id then
-      settle()
+      settle(entry)
       local e = r.error
       if e ~= nil then
         e = type(e) == "table" and e or {}

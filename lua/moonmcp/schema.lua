@@ -242,17 +242,78 @@ end
 -- Formats
 ---------------------------------------------------------------------------
 
+-- The checkers below scan bytes with string.byte and lookup tables (no
+-- string.match / gmatch / pattern finds, which LuaJIT cannot compile), work
+-- on index ranges instead of substrings, and so allocate nothing on the
+-- common paths.
+
+-- Byte-indexed character sets: set[b] is true for the bytes of `chars` and,
+-- if `alnum`, for ASCII letters and digits.
+local function byte_set(chars, alnum)
+    local set = {}
+    for b = 0, 255 do
+        set[b] = false
+    end
+    if alnum then
+        for b = 48, 57 do
+            set[b] = true
+        end
+        for b = 65, 90 do
+            set[b] = true
+            set[b + 32] = true
+        end
+    end
+    for i = 1, #chars do
+        set[byte(chars, i)] = true
+    end
+    return set
+end
+
+local HEX = byte_set("abcdefABCDEF0123456789")
+local DIGIT = byte_set("0123456789")
+local ALPHA = byte_set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+local LABEL_CH = byte_set("-", true) -- hostname label: letters, digits, '-'
+local ATEXT_DOT = byte_set("!#$%&'*+-/=?^_`{|}~.", true) -- dot-atom local part
+local IPV6_CH = byte_set("abcdefABCDEF0123456789:.")
+local SCHEME_CH = byte_set("+-.", true)
+-- characters allowed in a URI component, besides pct-encoded triplets
+local URI_USERINFO_CH = byte_set("-._~!$&'()*+,;=:%", true)
+local URI_HOST_CH = byte_set("-._~!$&'()*+,;=%", true)
+local URI_PATH_CH = byte_set("-._~!$&'()*+,;=:@/%", true)
+local URI_QUERY_CH = byte_set("-._~!$&'()*+,;=:@/?%", true)
+
+-- true if every byte of s[i..j] is in set (true for an empty range)
+local function all_in(s, i, j, set)
+    for p = i, j do
+        if not set[byte(s, p)] then
+            return false
+        end
+    end
+    return true
+end
+
+-- The two decimal digits at s[i], s[i+1] as a number, or -1 (i+1 <= #s).
+local function two_digits(s, i)
+    local a, b = byte(s, i, i + 1)
+    a, b = a - 48, b - 48
+    if a < 0 or a > 9 or b < 0 or b > 9 then
+        return -1
+    end
+    return a * 10 + b
+end
+
 local DAYS = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 }
 
-local function is_date(s)
-    local y, m, d = match(s, "^(%d%d%d%d)%-(%d%d)%-(%d%d)$")
-    if not y then
+-- RFC 3339 full-date YYYY-MM-DD at s[i..i+9] (the caller checks the length).
+local function date_at(s, i)
+    local yh, yl, m, d = two_digits(s, i), two_digits(s, i + 2), two_digits(s, i + 5), two_digits(s, i + 8)
+    if yh < 0 or yl < 0 or m < 0 or d < 0 or byte(s, i + 4) ~= 45 or byte(s, i + 7) ~= 45 then
         return false
     end
-    y, m, d = tonumber(y), tonumber(m), tonumber(d)
     if m < 1 or m > 12 or d < 1 then
         return false
     end
+    local y = yh * 100 + yl
     local max = DAYS[m]
     if m == 2 and y % 4 == 0 and (y % 100 ~= 0 or y % 400 == 0) then
         max = 29
@@ -260,34 +321,46 @@ local function is_date(s)
     return d <= max
 end
 
--- RFC 3339 full-time: HH:MM:SS[.frac](Z|+HH:MM|-HH:MM); a leap second is
--- only valid at 23:59:60 UTC.
-local function is_time(s)
-    local h, mi, se, rest = match(s, "^(%d%d):(%d%d):(%d%d)(.*)$")
-    if not h then
+local function is_date(s)
+    return #s == 10 and date_at(s, 1)
+end
+
+-- RFC 3339 full-time HH:MM:SS[.frac](Z|+HH:MM|-HH:MM) at s[i..#s]; a leap
+-- second is only valid at 23:59:60 UTC.
+local function time_at(s, i)
+    local n = #s
+    if n - i < 7 or byte(s, i + 2) ~= 58 or byte(s, i + 5) ~= 58 then
         return false
     end
-    h, mi, se = tonumber(h), tonumber(mi), tonumber(se)
-    if h > 23 or mi > 59 or se > 60 then
+    local h, mi, se = two_digits(s, i), two_digits(s, i + 3), two_digits(s, i + 6)
+    if h < 0 or mi < 0 or se < 0 or h > 23 or mi > 59 or se > 60 then
         return false
     end
-    local frac_end = select(2, find(rest, "^%.%d+"))
-    if frac_end then
-        rest = sub(rest, frac_end + 1)
+    local p = i + 8
+    local b = byte(s, p)
+    if b == 46 then -- '.' and at least one digit
+        p = p + 1
+        b = byte(s, p)
+        if not b or b < 48 or b > 57 then
+            return false
+        end
+        repeat
+            p = p + 1
+            b = byte(s, p)
+        until not b or b < 48 or b > 57
     end
     local offset
-    if rest == "Z" or rest == "z" then
+    if (b == 90 or b == 122) and p == n then -- Z / z
         offset = 0
     else
-        local sign, oh, om = match(rest, "^([+-])(%d%d):(%d%d)$")
-        if not sign then
+        if n - p ~= 5 or (b ~= 43 and b ~= 45) or byte(s, p + 3) ~= 58 then
             return false
         end
-        oh, om = tonumber(oh), tonumber(om)
-        if oh > 23 or om > 59 then
+        local oh, om = two_digits(s, p + 1), two_digits(s, p + 4)
+        if oh < 0 or om < 0 or oh > 23 or om > 59 then
             return false
         end
-        offset = (oh * 60 + om) * (sign == "-" and -1 or 1)
+        offset = (oh * 60 + om) * (b == 45 and -1 or 1)
     end
     if se == 60 then
         return (h * 60 + mi - offset) % 1440 == 23 * 60 + 59
@@ -295,85 +368,122 @@ local function is_time(s)
     return true
 end
 
-local function is_date_time(s)
-    local d, t = match(s, "^(%d%d%d%d%-%d%d%-%d%d)[Tt](.*)$")
-    return d ~= nil and is_date(d) and is_time(t)
+local function is_time(s)
+    return time_at(s, 1)
 end
 
-local function is_ipv4(s)
-    local a, b, c, d = match(s, "^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
-    if not a then
-        return false
-    end
-    for _, part in ipairs({ a, b, c, d }) do
-        if #part > 3 or tonumber(part) > 255 or (#part > 1 and byte(part) == 48) then
+local function is_date_time(s)
+    local t = byte(s, 11)
+    return (t == 84 or t == 116) and date_at(s, 1) and time_at(s, 12)
+end
+
+-- dotted-quad IPv4 address at s[i..j]: four decimal parts <= 255 without
+-- leading zeros
+local function ipv4_at(s, i, j)
+    local dots, len, v, first = 0, 0, 0, 0
+    for p = i, j do
+        local b = byte(s, p)
+        if b == 46 then
+            if len == 0 or v > 255 or (len > 1 and first == 48) or dots == 3 then
+                return false
+            end
+            dots, len, v = dots + 1, 0, 0
+        elseif b >= 48 and b <= 57 then
+            if len == 0 then
+                first = b
+            elseif len == 3 then
+                return false
+            end
+            len = len + 1
+            v = v * 10 + b - 48
+        else
             return false
         end
     end
-    return true
+    return dots == 3 and len > 0 and v <= 255 and not (len > 1 and first == 48)
 end
 
--- Count the 16-bit groups in a ':'-separated list (nil if malformed); the
--- last group may be a dotted IPv4 address (two groups) when allowed.
-local function ipv6_groups(part, v4_last)
-    if part == "" then
+local function is_ipv4(s)
+    return ipv4_at(s, 1, #s)
+end
+
+-- Count the 16-bit groups in the ':'-separated list s[i..j] (nil if
+-- malformed); the last group may be a dotted IPv4 address (two groups) when
+-- allowed. The caller has checked that s holds only hex digits, ':' and '.'.
+local function ipv6_groups(s, i, j, v4_last)
+    if i > j then
         return 0
     end
-    local n, pos = 0, 1
+    local n, gs = 0, i
     while true do
-        local colon = find(part, ":", pos, true)
-        local g = sub(part, pos, colon and colon - 1 or #part)
-        if not colon and v4_last and find(g, ".", 1, true) then
-            if not is_ipv4(g) then
-                return nil
-            end
-            return n + 2
+        local p = gs
+        while p <= j and HEX[byte(s, p)] do
+            p = p + 1
         end
-        if not find(g, "^%x%x?%x?%x?$") then
+        if p <= j and byte(s, p) ~= 58 then -- a '.': only a final IPv4 part
+            local colon = find(s, ":", p, true)
+            if v4_last and (not colon or colon > j) and ipv4_at(s, gs, j) then
+                return n + 2
+            end
+            return nil
+        end
+        local len = p - gs
+        if len < 1 or len > 4 then
             return nil
         end
         n = n + 1
-        if not colon then
+        if p > j then
             return n
         end
-        pos = colon + 1
+        gs = p + 1
     end
 end
 
 local function is_ipv6(s)
-    if s == "" or find(s, "[^%x:%.]") then
+    local n = #s
+    if n == 0 or not all_in(s, 1, n, IPV6_CH) then
         return false
     end
     local dc = find(s, "::", 1, true)
     if not dc then
-        return ipv6_groups(s, true) == 8
+        return ipv6_groups(s, 1, n, true) == 8
     end
-    local head, tail = sub(s, 1, dc - 1), sub(s, dc + 2)
-    if find(tail, "::", 1, true) then
+    if find(s, "::", dc + 2, true) then
         return false
     end
-    local a, b = ipv6_groups(head, false), ipv6_groups(tail, true)
+    local a, b = ipv6_groups(s, 1, dc - 1, false), ipv6_groups(s, dc + 2, n, true)
     return a ~= nil and b ~= nil and a + b <= 7
 end
 
-local function is_hostname(s)
-    if #s == 0 or #s > 253 then
+-- hostname at s[i..j]: dot-separated labels of letters, digits and '-'
+-- (not at either end), 1..63 bytes each, 253 bytes in all
+local function hostname_at(s, i, j)
+    local len = j - i + 1
+    if len < 1 or len > 253 then
         return false
     end
-    for label in (s .. "."):gmatch("([^.]*)%.") do
-        if #label == 0 or #label > 63 or find(label, "[^%w%-]") or find(label, "^%-") or find(label, "%-$") then
+    local start = i -- of the current label
+    for p = i, j do
+        local b = byte(s, p)
+        if b == 46 then
+            if p == start or p - start > 63 or byte(s, start) == 45 or byte(s, p - 1) == 45 then
+                return false
+            end
+            start = p + 1
+        elseif not LABEL_CH[b] then
             return false
         end
     end
-    return true
+    return start <= j and j - start < 63 and byte(s, start) ~= 45 and byte(s, j) ~= 45
 end
 
 -- RFC 5321 Mailbox: dot-atom or quoted-string local part; a hostname or an
 -- address literal ([1.2.3.4], [IPv6:...]) as domain. ASCII only.
 local function is_email(s)
-    local domain
+    local n = #s
+    local d -- where the domain starts
     if byte(s) == 34 then -- quoted local part
-        local i, n = 2, #s
+        local i = 2
         while i <= n do
             local b = byte(s, i)
             if b == 92 then
@@ -388,100 +498,145 @@ local function is_email(s)
         if byte(s, i + 1) ~= 64 then
             return false
         end
-        domain = sub(s, i + 2)
+        d = i + 2
     else
-        local localpart
-        localpart, domain = match(s, "^([^@]+)@([^@]*)$")
-        if not localpart or find(localpart, "[^%w!#%$%%&'%*%+%-/=%?%^_`{|}~%.]") then
+        -- dot-atom: allowed bytes up to the one '@'; no dot first, last or twice
+        local i, prev = 1, 46
+        local b = byte(s, 1)
+        while b and ATEXT_DOT[b] do
+            if b == 46 and prev == 46 then
+                return false
+            end
+            prev = b
+            i = i + 1
+            b = byte(s, i)
+        end
+        if b ~= 64 or i == 1 or prev == 46 or find(s, "@", i + 1, true) then
             return false
         end
-        if find(localpart, "^%.") or find(localpart, "%.$") or find(localpart, "..", 1, true) then
-            return false
-        end
+        d = i + 1
     end
-    local literal = match(domain, "^%[(.*)%]$")
-    if literal then
-        local v6 = match(literal, "^IPv6:(.*)$")
-        if v6 then
-            return is_ipv6(v6)
+    if byte(s, d) == 91 and byte(s, n) == 93 and n > d then -- address literal
+        local literal = sub(s, d + 1, n - 1)
+        if sub(literal, 1, 5) == "IPv6:" then
+            return is_ipv6(sub(literal, 6))
         end
         return is_ipv4(literal)
     end
-    return is_hostname(domain)
-end
-
--- characters allowed in a URI component, besides pct-encoded triplets
-local URI_USERINFO_BAD = "[^%w%-%._~!%$&'%(%)%*%+,;=:%%]"
-local URI_HOST_BAD = "[^%w%-%._~!%$&'%(%)%*%+,;=%%]"
-local URI_PATH_BAD = "[^%w%-%._~!%$&'%(%)%*%+,;=:@/%%]"
-local URI_QUERY_BAD = "[^%w%-%._~!%$&'%(%)%*%+,;=:@/%?%%]"
-
-local function bad_pct(s)
-    for pos in s:gmatch("()%%") do
-        if not find(s, "^%x%x", pos + 1) then
-            return true
-        end
-    end
-    return false
+    return hostname_at(s, d, n)
 end
 
 -- RFC 3986 URI (absolute: a scheme is required; a fragment is allowed).
 local function is_uri(s)
-    local rest = match(s, "^[%a][%w%+%-%.]*:(.*)$")
-    if not rest or bad_pct(rest) then
+    local n = #s
+    if not ALPHA[byte(s, 1) or 0] then
         return false
     end
-    local hash = find(rest, "#", 1, true)
+    local r = 2
+    local b = byte(s, r)
+    while b and SCHEME_CH[b] do
+        r = r + 1
+        b = byte(s, r)
+    end
+    if b ~= 58 then -- ':'
+        return false
+    end
+    r = r + 1 -- the rest, s[r..n]: every '%' starts a pct-encoded triplet
+    local hash, q
+    for p = r, n do
+        b = byte(s, p)
+        if b == 37 then
+            if not (HEX[byte(s, p + 1) or 0] and HEX[byte(s, p + 2) or 0]) then
+                return false
+            end
+        elseif b == 35 then
+            if not hash then
+                hash = p
+            end
+        elseif b == 63 and not q and not hash then
+            q = p
+        end
+    end
+    local e = n -- end of the part before the fragment, then before the query
     if hash then
-        if find(sub(rest, hash + 1), URI_QUERY_BAD) then
+        if not all_in(s, hash + 1, n, URI_QUERY_CH) then
             return false
         end
-        rest = sub(rest, 1, hash - 1)
+        e = hash - 1
     end
-    local q = find(rest, "?", 1, true)
     if q then
-        if find(sub(rest, q + 1), URI_QUERY_BAD) then
+        if not all_in(s, q + 1, e, URI_QUERY_CH) then
             return false
         end
-        rest = sub(rest, 1, q - 1)
+        e = q - 1
     end
-    local path = rest
-    if sub(rest, 1, 2) == "//" then
-        local slash = find(rest, "/", 3, true)
-        local authority = sub(rest, 3, slash and slash - 1 or #rest)
-        path = slash and sub(rest, slash) or ""
-        local at = find(authority, "@", 1, true)
-        if at then
-            if find(sub(authority, 1, at - 1), URI_USERINFO_BAD) then
-                return false
-            end
-            authority = sub(authority, at + 1)
+    local ps = r -- where the path starts
+    if e - r >= 1 and byte(s, r) == 47 and byte(s, r + 1) == 47 then -- "//" authority
+        local a, ae = r + 2, e
+        local slash = find(s, "/", a, true)
+        if slash and slash <= e then
+            ae = slash - 1
         end
-        local host, port
-        if byte(authority) == 91 then -- "[" IP-literal "]"
-            local lit
-            lit, port = match(authority, "^%[([^%]]*)%](.*)$")
-            if not lit then
+        ps = ae + 1
+        for p = a, ae do
+            if byte(s, p) == 64 then -- '@': userinfo
+                if not all_in(s, a, p - 1, URI_USERINFO_CH) then
+                    return false
+                end
+                a = p + 1
+                break
+            end
+        end
+        local port = ae + 1 -- start of the port part (":" digits) in s[port..ae]
+        if a <= ae and byte(s, a) == 91 then -- "[" IP-literal "]"
+            local rb
+            for p = a + 1, ae do
+                if byte(s, p) == 93 then
+                    rb = p
+                    break
+                end
+            end
+            if not rb then
                 return false
             end
+            local lit = sub(s, a + 1, rb - 1)
             if not is_ipv6(lit) and not find(lit, "^[vV]%x+%.[%w%-%._~!%$&'%(%)%*%+,;=:]+$") then
                 return false
             end
+            port = rb + 1
         else
-            host, port = match(authority, "^([^:]*)(.*)$")
-            if find(host, URI_HOST_BAD) then
-                return false
+            for p = a, ae do
+                b = byte(s, p)
+                if b == 58 then
+                    port = p
+                    break
+                elseif not URI_HOST_CH[b] then
+                    return false
+                end
             end
         end
-        if port ~= "" and not find(port, "^:%d*$") then
+        if port <= ae and (byte(s, port) ~= 58 or not all_in(s, port + 1, ae, DIGIT)) then
             return false
         end
     end
-    return not find(path, URI_PATH_BAD)
+    return all_in(s, ps, e, URI_PATH_CH)
 end
 
 local function is_uuid(s)
-    return find(s, "^%x%x%x%x%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%-%x%x%x%x%x%x%x%x%x%x%x%x$") ~= nil
+    if #s ~= 36 then
+        return false
+    end
+    for p = 1, 36 do
+        local b = byte(s, p)
+        if p == 9 or p == 14 or p == 19 or p == 24 then
+            if b ~= 45 then
+                return false
+            end
+        elseif not HEX[b] then
+            return false
+        end
+    end
+    return true
 end
 
 local FORMATS = {

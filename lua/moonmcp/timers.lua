@@ -1,8 +1,10 @@
 -- moonmcp.timers — one-shot timers that cost no coroutine: an indexed binary heap of
 -- deadlines on the host's single alarm clock (core.alarm).
 --
---   local t = timers.after(seconds, fn)   fn() runs once, from the loop, unless cancelled;
---                                        it must not yield (wake or cancel calls instead)
+--   local t = timers.after(seconds, fn, arg)   fn(arg) runs once, from the loop, unless
+--                                        cancelled; it must not yield (wake or cancel
+--                                        calls instead). Passing arg to a shared fn spares
+--                                        a closure per timer.
 --   timers.cancel(t)                      idempotent; removes it at once (O(log n))
 --
 -- For waits that need a timeout beside a parked call (a question to the client, a call's
@@ -15,7 +17,7 @@ local clock, alarm = core.clock, core.alarm
 
 local _M = {}
 
-local heap, n = {}, 0 -- heap[i] = { at, fn, i }
+local heap, n = {}, 0 -- heap[i] = { at, fn, i, arg }
 local armed_at = nil
 
 local function swap(i, j)
@@ -87,7 +89,7 @@ function ring()
   while n > 0 and heap[1][1] <= now + 0.0005 do
     local e = heap[1]
     remove(1)
-    local ok, err = xpcall(e[2], traceback)
+    local ok, err = xpcall(e[2], traceback, e[4])
     if not ok then
       log.error("a timer callback failed", { error = tostring(err) })
     end
@@ -95,8 +97,8 @@ function ring()
   rearm()
 end
 
-function _M.after(seconds, fn)
-  local e = { clock() + seconds, fn, n + 1 }
+function _M.after(seconds, fn, arg)
+  local e = { clock() + seconds, fn, n + 1, arg }
   n = n + 1
   heap[n] = e
   up(n)
