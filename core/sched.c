@@ -95,10 +95,10 @@ static void run(mm_call *c)
     c->cancel = NULL;
     c->op = NULL;
     current = c;
-    depth++;
+    if (depth++ == 0) mm_watchdog_enter();
     c->resumed_at = uv_hrtime();
     int status = lua_resume(c->co, nargs);
-    depth--;
+    if (--depth == 0) mm_watchdog_leave();
     current = prev;
     if (status != LUA_YIELD) {
         finish(c, status);

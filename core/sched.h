@@ -76,6 +76,10 @@ void mm_call_resume(mm_call *c, int nargs);
  * A call that is running or ready only gets the flag; its next park raises. */
 void mm_call_cancel(mm_call *c);
 
+/* The watchdog's view of the scheduler (lwatchdog.c): an outermost resume begins, ends. */
+void mm_watchdog_enter(void);
+void mm_watchdog_leave(void);
+
 /* Registers the scheduler's functions in the table at the top of L. */
 void mm_sched_open(lua_State *L);
 
