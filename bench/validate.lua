@@ -18,7 +18,8 @@ local REPS = tonumber(os.getenv("REPS")) or 7
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "bench"
 
 -- The arguments bench/eras.sh sends (SCHEMA_ARGS there).
-local ARGS = '{"id":"api-gateway-7","email":"ops.oncall@example.com","callback":"https://hooks.example.com/deploy/42?src=mcp",'
+local ARGS = '{"id":"api-gateway-7","email":"ops.oncall@example.com",'
+  .. '"callback":"https://hooks.example.com/deploy/42?src=mcp",'
   .. '"at":"2026-11-30T09:15:00Z","env":"staging","replicas":3,"ratio":0.25,"dry_run":false,'
   .. '"owner":{"name":"Ada Lovelace","team":"PLATFORM"},"tags":["blue-green","canary","eu-west-1"]}'
 
