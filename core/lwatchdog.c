@@ -40,6 +40,7 @@ static _Atomic uint64_t busy_since; /* when the running resume began; 0: none ru
 static atomic_int armed;            /* the count hook is installed */
 static atomic_int watching;         /* the watcher thread runs */
 static int every = 10000;
+static double default_budget = -1; /* seconds, for calls without their own; < 0: none */
 static pthread_t loop_thread, watcher;
 
 static char BUDGETS_KEY[1];
@@ -53,7 +54,7 @@ static void hook(lua_State *L, lua_Debug *ar)
     if (!lua_checkstack(L, 3)) return;
     lua_pushlightuserdata(L, BUDGETS_KEY);
     lua_rawget(L, LUA_REGISTRYINDEX);
-    double budget = -1; /* no table yet (nothing watched), or not watched: no budget */
+    double budget = default_budget; /* unless the call has its own */
     if (lua_istable(L, -1)) {
         lua_rawgeti(L, -1, (int)c->id);
         if (lua_isnumber(L, -1)) budget = lua_tonumber(L, -1);
@@ -111,11 +112,12 @@ void mm_watchdog_leave(void)
     }
 }
 
-/* watchdog_start(every, marker) -- starts watching; sources whose path contains marker are
- * the host's own */
+/* watchdog_start(every, marker, budget?) -- starts watching; sources whose path contains
+ * marker are the host's own; budget (seconds) applies to every call without its own */
 static int l_start(lua_State *L)
 {
     int n = (int)luaL_checkinteger(L, 1);
+    default_budget = luaL_optnumber(L, 3, -1);
     luaL_argcheck(L, n > 0, 1, "every must be > 0");
     size_t len;
     const char *prefix = luaL_checklstring(L, 2, &len);

@@ -16,12 +16,14 @@ local registry = require "moonmcp.registry"
 local protocol = require "moonmcp.protocol"
 local log = require "moonmcp.log"
 local watchdog = require "moonmcp.watchdog"
-local tools = require "moonmcp.methods.tools"
 local reload = require "moonmcp.reload"
 
 local _M = {}
 
 local DRAIN_SECONDS = 10
+
+--- Seconds a handler may compute without yielding before the watchdog stops it.
+_M.DEFAULT_CPU_BUDGET = 10
 
 --- Loads the protocol's method modules (each registers its methods with moonmcp.server).
 function _M.load_methods()
@@ -76,13 +78,15 @@ function _M.configure(conf, log_level)
       require("moonmcp.paginate").set_page_size(conf.page_size)
     end
     require("moonmcp.deadline").set_default(conf.call_timeout)
-    tools.set_cpu_budget(conf.cpu_budget or tools.DEFAULT_CPU_BUDGET)
+    if conf.cpu_budget ~= nil and (type(conf.cpu_budget) ~= "number" or conf.cpu_budget <= 0) then
+      error("cpu_budget must be a number of seconds > 0")
+    end
   end)
   if not ok then
     return nil, "config: " .. tostring(err):gsub("^[^:]+:%d+: ", "")
   end
   if conf.watchdog ~= false and not watchdog.enabled() then
-    watchdog.enable()
+    watchdog.enable { budget = conf.cpu_budget or _M.DEFAULT_CPU_BUDGET }
   end
   return true
 end

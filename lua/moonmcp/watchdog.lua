@@ -2,9 +2,12 @@
 -- cannot freeze the host (core/lwatchdog.c: a VM count hook).
 --
 --   local watchdog = require "moonmcp.watchdog"
---   watchdog.enable{ every = 10000 }   installs the hook (checks every N VM instructions)
+--   watchdog.enable{ every = 10000, budget = seconds }
+--                                      starts watching (the hook, once armed, checks every
+--                                      N VM instructions); budget applies to every call
+--                                      without one of its own
 --   watchdog.disable()
---   watchdog.watch(call_id, seconds)   a call running longer than seconds in one resume
+--   watchdog.watch(call_id, seconds)   a call's own budget: running longer than seconds in one resume
 --                                      (between two yields) gets the error
 --                                      "cpu budget exceeded" raised in its handler code
 --   watchdog.unwatch(call_id)          (done automatically when the call leaves)
@@ -23,12 +26,18 @@ local _M = { DEFAULT_EVERY = 10000, MESSAGE = "cpu budget exceeded" }
 
 local enabled = false
 
+local overridden = {} -- call id -> true: calls with a budget of their own
+
 function _M.enable(opts)
   local every = opts and opts.every or _M.DEFAULT_EVERY
   if type(every) ~= "number" or every < 1 then
     error("watchdog.enable: every must be a number >= 1", 2)
   end
-  core.watchdog_start(every, "/lua/moonmcp/")
+  local budget = opts and opts.budget
+  if budget ~= nil and (type(budget) ~= "number" or budget <= 0) then
+    error("watchdog.enable: budget must be a number of seconds > 0", 2)
+  end
+  core.watchdog_start(every, "/lua/moonmcp/", budget)
   enabled = true
 end
 
@@ -48,10 +57,12 @@ function _M.watch(call_id, seconds)
   if type(seconds) ~= "number" or seconds <= 0 then
     error("watchdog.watch: seconds must be a number > 0", 2)
   end
+  overridden[call_id] = true
   core.watchdog_watch(call_id, seconds)
 end
 
 function _M.unwatch(call_id)
+  overridden[call_id] = nil
   core.watchdog_watch(call_id, nil)
 end
 
@@ -66,7 +77,9 @@ function _M.prepare(fn)
 end
 
 calls.on_leave(function(id)
-  core.watchdog_watch(id, nil)
+  if overridden[id] then
+    _M.unwatch(id)
+  end
 end)
 
 return _M

@@ -16,23 +16,11 @@ local jsonrpc = require "moonmcp.jsonrpc"
 local json = require "moonmcp.json"
 local log = require "moonmcp.log"
 local deadline = require "moonmcp.deadline"
-local watchdog = require "moonmcp.watchdog"
 local paginate = require "moonmcp.paginate"
 
 local type, xpcall, traceback, tostring, select = type, xpcall, debug.traceback, tostring, select
 
 local _M = {}
-
---- Seconds a handler may compute without yielding before the watchdog stops it.
-_M.DEFAULT_CPU_BUDGET = 10
-local cpu_budget = _M.DEFAULT_CPU_BUDGET
-
-function _M.set_cpu_budget(seconds)
-  if type(seconds) ~= "number" or seconds <= 0 then
-    error("cpu_budget must be a number of seconds > 0", 2)
-  end
-  cpu_budget = seconds
-end
 
 local function text_block(text)
   return { type = "text", text = text }
@@ -137,9 +125,6 @@ server.method("tools/call", function(params, exchange, ctx)
   local id = exchange.call_id -- nil when dispatched outside a call (some unit specs)
   local limit = id and deadline.for_tool(entry.def)
   local disarm = limit and deadline.arm(id, limit)
-  if id and watchdog.enabled() then
-    watchdog.watch(id, cpu_budget)
-  end
   local ok, n, value, message = pack(xpcall(entry.def.handler, traceback, args, ctx))
   if disarm then
     disarm()
