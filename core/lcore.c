@@ -22,6 +22,7 @@
 
 int mm_exit_code = -1;
 static char HOOKS_KEY[1];
+static char TRACEBACK_KEY[1];
 
 void mm_log_error(const char *fmt, ...)
 {
@@ -100,7 +101,15 @@ void mm_hook_call(lua_State *L, const char *name, int nargs)
         return;
     }
     lua_insert(L, -(nargs + 1));
-    lua_pushcfunction(L, traceback);
+    lua_pushlightuserdata(L, TRACEBACK_KEY); /* one closure for every hook call */
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushcfunction(L, traceback);
+        lua_pushlightuserdata(L, TRACEBACK_KEY);
+        lua_pushvalue(L, -2);
+        lua_rawset(L, LUA_REGISTRYINDEX);
+    }
     lua_insert(L, -(nargs + 2));
     int base = lua_gettop(L) - nargs - 1;
     if (lua_pcall(L, nargs, 0, base) != 0) {
