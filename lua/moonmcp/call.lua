@@ -16,6 +16,7 @@ local server = require "moonmcp.server"
 local registry = require "moonmcp.registry"
 local log = require "moonmcp.log"
 local deadline = require "moonmcp.deadline"
+local jsonrpc = require "moonmcp.jsonrpc"
 
 local setmetatable, xpcall, traceback, tostring = setmetatable, xpcall, debug.traceback, tostring
 local spawn, current, is_cancelled = core.spawn, core.current, core.cancelled
@@ -51,12 +52,22 @@ local function body(snap, msg, exchange)
   local id = current()
   exchange.call_id = id
   local ctx = setmetatable({}, CTX_MT)
+  -- the default deadline bounds every call but a subscription (a tool may set its own)
+  local limit = exchange.method ~= "subscriptions/listen" and deadline.default()
+  local disarm = limit and deadline.arm(id, limit)
   local ok, response = xpcall(run, traceback, id, snap, msg, exchange, ctx)
+  if disarm then
+    disarm()
+  end
   if not ok then
     log.error("call failed", { error = tostring(response) })
-    response = require("moonmcp.jsonrpc").error(msg.id, -32603, "internal error")
+    response = jsonrpc.error(msg.id, jsonrpc.INTERNAL_ERROR, "internal error")
   end
-  if response and (not is_cancelled(id) or deadline.expired(id)) then
+  local expired = deadline.expired(id)
+  if not response and expired then
+    response = jsonrpc.error(msg.id, jsonrpc.INTERNAL_ERROR, ("deadline exceeded (%g s)"):format(expired))
+  end
+  if response and (not is_cancelled(id) or expired) then
     exchange.out:finish(response, exchange.http_status)
   elseif exchange.out.cancel then
     exchange.out:cancel()

@@ -3,15 +3,16 @@
 --
 --   local deadline = require "moonmcp.deadline"
 --   deadline.set_default(seconds | nil)   the default for every call (nil: none)
---   deadline.for_tool(def)                def.timeout (a tool's own) or the default
 --   local disarm = deadline.arm(call_id, seconds)   seconds nil/false: no deadline
 --   disarm()                              when the call ends (idempotent)
---   deadline.expired(call_id)             true once the deadline cancelled the call
+--   deadline.expired(call_id)             the deadline's seconds once it cancelled the call
+--                                         (else nil)
 --   deadline.MESSAGE                      "deadline exceeded"
 --
--- Wiring (protocol layer): arm right after the call is spawned (or at its start); after
--- dispatch, if deadline.expired(id) answer the request with an error whose message is
--- deadline.MESSAGE instead of treating it as a client cancellation; disarm at the end.
+-- Wiring: moonmcp.call arms the default for every call but subscriptions/listen, and the
+-- tools method arms a tool's own `timeout`; when expired(id) says so, the answer is
+-- "deadline exceeded" (an isError result for a tool, -32603 otherwise) instead of the
+-- silence of a client cancellation.
 -- Inside the handler the deadline looks like any cancellation: the pending yield raises
 -- "cancelled", so every cleanup path (pcall, context clear, child tasks) runs as usual.
 -- Each armed deadline is one entry of moonmcp.timers (no coroutine); disarming removes it.
@@ -43,13 +44,6 @@ function _M.default()
   return default
 end
 
-function _M.for_tool(def)
-  local t = type(def) == "table" and def.timeout or nil
-  if type(t) == "number" and t > 0 then
-    return t
-  end
-  return default
-end
 
 local function noop() end
 
@@ -62,7 +56,7 @@ function _M.arm(call_id, seconds)
     return noop
   end
   local timer = timers.after(seconds, function()
-    expired[call_id] = true
+    expired[call_id] = seconds
     if not cancel(call_id) then
       expired[call_id] = nil -- the call had already ended
     end
@@ -73,7 +67,7 @@ function _M.arm(call_id, seconds)
 end
 
 function _M.expired(call_id)
-  return expired[call_id] == true
+  return expired[call_id]
 end
 
 -- Forget a call once it left (the protocol layer checks expired() before that).

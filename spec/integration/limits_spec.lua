@@ -36,6 +36,13 @@ describe("runaway calls", function()
     assert.is_true(core.clock() - t0 < 1)
   end)
 
+  it("bound prompt handlers too: past call_timeout the answer is a deadline error", function()
+    local _, msg = http.mcp(s.port, { jsonrpc = "2.0", id = 4, method = "prompts/get",
+      params = { name = "slow_prompt" } })
+    assert.same(-32603, msg.error.code)
+    assert.matches("deadline exceeded", msg.error.message)
+  end)
+
   it("end a call that sleeps past the configured call_timeout", function()
     local _, msg = http.mcp(s.port, { jsonrpc = "2.0", id = 3, method = "tools/call",
       params = { name = "sleep", arguments = { seconds = 5 } } })

@@ -123,15 +123,16 @@ server.method("tools/call", function(params, exchange, ctx)
     end
   end
   local id = exchange.call_id -- nil when dispatched outside a call (some unit specs)
-  local limit = id and deadline.for_tool(entry.def)
-  local disarm = limit and deadline.arm(id, limit)
+  local own = entry.def.timeout -- the call's default deadline is armed by moonmcp.call
+  local disarm = id and type(own) == "number" and own > 0 and deadline.arm(id, own)
   local ok, n, value, message = pack(xpcall(entry.def.handler, traceback, args, ctx))
   if disarm then
     disarm()
   end
   if not ok then
     if value == "cancelled" or (type(value) == "string" and value:match("^cancelled\n")) then
-      if deadline.expired(id) then
+      local limit = id and deadline.expired(id)
+      if limit then
         return _M.error_result(("deadline exceeded: the tool did not finish within %g s"):format(limit))
       end
       error("cancelled", 0)
