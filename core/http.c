@@ -147,10 +147,18 @@ static void on_write(uv_write_t *req, int status)
     if (status < 0 || (c->close_after_write && c->tcp.write_queue_size == 0)) conn_close(c);
 }
 
-/* Writes bufs; what the socket does not take at once is copied and queued. */
+/* Writes bufs; what the socket does not take at once is copied and queued. A client that
+ * stops reading (a stalled SSE stream) is dropped once MAX_WRITE_QUEUE bytes wait for it,
+ * rather than holding the server's memory. */
+#define MAX_WRITE_QUEUE (16u * 1024 * 1024)
+
 static void conn_write(conn *c, uv_buf_t *bufs, int n)
 {
     if (c->closing) return;
+    if (c->tcp.write_queue_size > MAX_WRITE_QUEUE) {
+        conn_close(c);
+        return;
+    }
     size_t total = 0, done = 0;
     for (int i = 0; i < n; i++)
         total += bufs[i].len;
