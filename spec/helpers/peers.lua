@@ -7,6 +7,8 @@
 --   run.ok, run.connect, run.steps, run.received, run.sent, run.notifications, run.stderr
 --   peers.step(run, "label") -> the record of the step with that label (error if missing)
 --   peers.stdio_transport(paths) -> a stdio transport running this build's moonmcp
+--   peers.answer_to / requests_during / handled_during: server->client requests (legacy
+--   era) and what the client's handlers (plan.handlers) answered
 -- The plan and the report are documented at the top of spec/peers/drive.mjs. Node 22 comes
 -- from `bash spec/peers/install.sh` (run once per process; it is quiet and fast when the
 -- peers are installed already).
@@ -95,6 +97,35 @@ function _M.response_to(report, id)
       return m, r
     end
   end
+end
+
+--- The client's answer (a response it sent) to the server->client request with JSON-RPC
+--- id, and its record { t, via, exchange, msg }.
+function _M.answer_to(report, id)
+  for _, s in ipairs(report.sent or {}) do
+    local m = s.msg
+    if m and m.method == nil and m.id == id then
+      return m, s
+    end
+  end
+end
+
+--- The server->client requests (a method and an id) the server sent during a step, in
+--- order, as records { t, via, exchange, msg }.
+function _M.requests_during(report, step)
+  return _M.received_during(report, step, function(m)
+    return m.method ~= nil and m.id ~= nil
+  end)
+end
+
+--- What the client-side handlers (plan.handlers) answered during a step: handled[h0..h1)
+--- of the driver, records { t, method, key, params, answer }.
+function _M.handled_during(report, step)
+  local list = {}
+  for i = step.h0 + 1, step.h1 do
+    list[#list + 1] = report.handled[i]
+  end
+  return list
 end
 
 return _M

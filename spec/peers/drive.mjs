@@ -10,6 +10,16 @@
 //     "timeoutMs": 10000,                      // per request (default 10000)
 //     "deadlineMs": 25000,                     // whole run; on expiry prints what it has and exits 3
 //     "settleMs": 50,                          // pause after the last step, before closing
+//     "handlers": {                            // optional client-side handlers; each one also
+//                                              // declares the matching client capability
+//       "elicitation": { "action": "accept", "content": {...},   // the default answer
+//                        "answers": [ { "match": "text", "action": ..., "content": {...} } ] },
+//                                              //  first answer whose match is a substring of
+//                                              //  the request's message wins, else the default
+//       "sampling": { CreateMessageResult },   // e.g. { role, content: {type,text}, model, stopReason }
+//       "roots": [ { "uri": "file:///...", "name": "..." } ] },
+//     "capabilities": { ... },                 // extra client capabilities (merged over the above)
+//     "inputRequired": { maxRounds, autoFulfill } // client2 only: its MRTR driver options
 //     "steps": [ { "op": ..., ... }, ... ] }
 // Every step may carry a "label" (copied to its record; defaults to op). Ops:
 //   listTools | listPrompts | listResources | listResourceTemplates | ping
@@ -27,8 +37,16 @@
 //                r0, r1: received.slice(r0, r1) is what the server sent during the step
 //                (waits up to 1 s for the raw response of its last request first, unless
 //                the step aborted its call);
-//                n0, n1: the same for notifications } ],
+//                n0, n1: the same for notifications;
+//                rounds: [ { id, params, response } ]: each request of the step (an MRTR
+//                retry is a new request: round i+1 of a call), the params it sent and the raw
+//                response (null if none arrived), in order;
+//                h0, h1: handled.slice(h0, h1) is what the client's handlers answered
+//                during the step } ],
 //     notifications: [ {t, method, params} ]   // log messages as dispatched by the SDK's handler
+//     handled: [ { t, method, key, params, answer } ]  // every call of a client-side handler:
+//                                              //  key = the JSON-RPC id of the server's request
+//                                              //  (sdk1) or the inputRequests key (client2 MRTR)
 //     received: [ { t, via, exchange, msg } ]  // every raw JSON-RPC message from the server:
 //                                              //  via = "json" | "sse" (HTTP) | "stdio"
 //     sent: [ { t, via, exchange, msg } ]      // every message the client sent
@@ -57,6 +75,7 @@ const out = {
   connect: null,
   steps: [],
   notifications: [],
+  handled: [],
   received: [],
   sent: [],
   http: [],
@@ -194,6 +213,51 @@ function teeStdio(TransportClass) {
   };
 }
 
+// ---- client-side handlers ---------------------------------------------------------------
+
+// The capabilities the plan's handlers need, plus plan.capabilities.
+function planCapabilities() {
+  const h = plan.handlers ?? {};
+  const caps = {};
+  if (h.elicitation) caps.elicitation = { form: {} };
+  if (h.sampling) caps.sampling = {};
+  if (h.roots) caps.roots = {};
+  return { ...caps, ...(plan.capabilities ?? {}) };
+}
+
+function elicitationAnswer(params) {
+  const h = plan.handlers.elicitation;
+  const message = String(params?.message ?? '');
+  const hit = (h.answers ?? []).find((a) => message.includes(a.match ?? ''));
+  const a = hit ?? h;
+  const answer = { action: a.action ?? 'accept' };
+  if (a.content !== undefined) answer.content = a.content;
+  return answer;
+}
+
+// The answers, per method. key: the server's request id (sdk1) or inputRequests key (client2).
+const ANSWER = {
+  'elicitation/create': (params) => elicitationAnswer(params),
+  'sampling/createMessage': () => JSON.parse(JSON.stringify(plan.handlers.sampling)),
+  'roots/list': () => ({ roots: JSON.parse(JSON.stringify(plan.handlers.roots)) }),
+};
+const HANDLER_OF = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+function handlerFor(method, keyOf) {
+  return async (request, extra) => {
+    const answer = ANSWER[method](request.params);
+    out.handled.push({ t: now(), method, key: keyOf(request, extra) ?? null, params: request.params ?? null, answer });
+    return answer;
+  };
+}
+
+// Registers the plan's handlers through register(method, handler).
+function registerHandlers(register, keyOf) {
+  for (const method of Object.keys(ANSWER)) {
+    if (plan.handlers?.[HANDLER_OF[method]] !== undefined) register(method, handlerFor(method, keyOf));
+  }
+}
+
 // ---- clients -------------------------------------------------------------------------
 
 async function makeClient() {
@@ -202,7 +266,11 @@ async function makeClient() {
   if (plan.client === 'sdk1') {
     const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
     const types = await import('@modelcontextprotocol/sdk/types.js');
-    const client = new Client(info, { capabilities: {} });
+    const client = new Client(info, { capabilities: planCapabilities() });
+    const schemas = { 'elicitation/create': types.ElicitRequestSchema,
+      'sampling/createMessage': types.CreateMessageRequestSchema, 'roots/list': types.ListRootsRequestSchema };
+    registerHandlers((method, handler) => client.setRequestHandler(schemas[method], handler),
+      (request, extra) => extra?.requestId ?? request.id);
     client.setNotificationHandler(types.LoggingMessageNotificationSchema, (n) => {
       out.notifications.push({ t: now(), method: n.method, params: n.params });
     });
@@ -220,9 +288,14 @@ async function makeClient() {
   }
   if (plan.client === 'client2') {
     const mod = await import('@modelcontextprotocol/client');
-    const opts = { capabilities: {} };
+    const opts = { capabilities: planCapabilities() };
     if (plan.pin) opts.versionNegotiation = { mode: { pin: plan.pin } };
+    if (plan.inputRequired) opts.inputRequired = plan.inputRequired;
     const client = new mod.Client(info, opts);
+    // On 2026-07-28 the client's MRTR driver answers input_required rounds with these same
+    // handlers (ctx.mcpReq.id = the inputRequests key) and retries the call on its own.
+    registerHandlers((method, handler) => client.setRequestHandler(method, handler),
+      (request, ctx) => ctx?.mcpReq?.id ?? request.id);
     client.setNotificationHandler('notifications/message', (n) => {
       out.notifications.push({ t: now(), method: n.method, params: n.params });
     });
@@ -261,7 +334,8 @@ function requestOptions(step, rec) {
 
 async function runStep(c, step) {
   const { client, sdk, types } = c;
-  const rec = { op: step.op, label: step.label ?? step.op, t0: now(), r0: out.received.length, n0: out.notifications.length };
+  const rec = { op: step.op, label: step.label ?? step.op, t0: now(), r0: out.received.length,
+    n0: out.notifications.length, h0: out.handled.length };
   const sentBefore = out.sent.length;
   const started = Date.now();
   const o = () => requestOptions(step, rec);
@@ -314,15 +388,19 @@ async function runStep(c, step) {
   // The SDK may settle a call before the tee recorded its response (HTTP: two branches of
   // one body): wait (briefly) until the raw response is recorded, so that received[r0..r1)
   // holds everything the server sent for this step, and nothing of the next one.
+  const responseTo = (id) => out.received.find((r) => r.msg && r.msg.method === undefined && r.msg.id === id);
   const last = rec.ids[rec.ids.length - 1];
   if (last !== undefined && rec.abortedAt === undefined) {
     const until = Date.now() + 1000;
-    const has = () => out.received.some((r) => r.msg && r.msg.method === undefined && r.msg.id === last);
-    while (!has() && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    while (!responseTo(last) && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
   }
   rec.t1 = now();
   rec.r1 = out.received.length;
   rec.n1 = out.notifications.length;
+  rec.h1 = out.handled.length;
+  // one entry per request the step sent: an MRTR call's rounds, in order
+  rec.rounds = out.sent.slice(sentBefore).filter((s) => s.msg?.id !== undefined && s.msg?.method)
+    .map((s) => ({ id: s.msg.id, params: s.msg.params ?? null, response: responseTo(s.msg.id)?.msg ?? null }));
   return rec;
 }
 
