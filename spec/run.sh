@@ -35,8 +35,8 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DMOONMCP_SANITIZE=ON >/dev/nu
 stage "luacheck"
 if luacheck -q lua spec scripts bench; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 
-stage "specs (plain build)"
-MOONMCP_BIN=build/moonmcp ./build/moonmcp test spec 2>&1 | tee "$log/plain.txt"
+stage "specs (plain build; leak specs run 10,000 operations of each kind)"
+MOONMCP_BIN=build/moonmcp MOONMCP_LEAK_OPS=10000 ./build/moonmcp test spec 2>&1 | tee "$log/plain.txt"
 count "$log/plain.txt"
 
 stage "specs (ASan + UBSan build)"

@@ -8,6 +8,12 @@ local moonmcp = require "moonmcp"
 
 local _M = {}
 
+--- How many operations a leak spec runs: $MOONMCP_LEAK_OPS (the README's test command
+--- sets 10,000 for the plain build), else the spec's own smaller default.
+function _M.ops(default)
+  return tonumber(os.getenv("MOONMCP_LEAK_OPS")) or default
+end
+
 function _M.fds()
   local list = core.scandir("/proc/self/fd")
   return #list

@@ -32,7 +32,7 @@ describe("dns", function()
 
   it("does not leak with many lookups and cancellations", function()
     local base = leak.baseline()
-    local done, N = 0, 2000
+    local done, N = 0, leak.ops(2000)
     for i = 1, N do
       local id = core.spawn(function()
         pcall(dns.resolve, "localhost")

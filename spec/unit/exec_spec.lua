@@ -218,7 +218,7 @@ describe("exec.spawn", function()
 
   it("does not leak descriptors or handles", function()
     local base = leak.baseline()
-    for i = 1, 200 do
+    for i = 1, leak.ops(200) do
       if i % 3 == 0 then
         local id = core.spawn(pcall, exec.run, { "sleep", "5" })
         require("moonmcp").sleep(0)

@@ -142,7 +142,7 @@ describe("fs", function()
     fs.write(dir .. "/f", "data")
     local base = leak.baseline()
     local done = 0
-    local N = 10000
+    local N = leak.ops(10000)
     for i = 1, N do
       local id = core.spawn(function()
         pcall(fs.read, dir .. "/f")

@@ -165,7 +165,7 @@ describe("http client", function()
   it("does not leak with many requests and cancellations", function()
     http.close_idle()
     local base = leak.baseline()
-    local done, N = 0, 500
+    local done, N = 0, leak.ops(500)
     for i = 1, N do
       local id = core.spawn(function()
         pcall(http.get, peer.url .. "/hello")

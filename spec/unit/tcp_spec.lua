@@ -177,7 +177,7 @@ describe("tcp", function()
     local base = leak.baseline()
     local port = srv:port()
     local finished = 0
-    local N = 2000
+    local N = leak.ops(2000)
     for i = 1, N do
       local id = core.spawn(pcall, function()
         local sock = tcp.connect("127.0.0.1", port)
