@@ -175,3 +175,23 @@ describe("HTTP transport", function()
     still_serving()
   end)
 end)
+
+describe("a client that stops reading", function()
+  it("is dropped once 16 MiB wait for it, and the server keeps serving", function()
+    local s = server.http { "spec/fixtures/scripts" }
+    local get = http.connect(s.port)
+    get:send_raw(http.format("GET", "/mcp", { ["Content-Type"] = false }))
+    assert.same(200, assert(get:read_head()).status)
+    -- never read that stream again: 400,000 notifications (~30 MB) pile up for it
+    local _, msg = http.mcp(s.port, { jsonrpc = "2.0", id = 1, method = "tools/call",
+      params = { name = "flood", arguments = { count = 400000 } } })
+    assert.same("flooded", msg.result.content[1].text)
+    local rest = assert(get.sock:read_all()) -- what the kernel still held, then the close
+    assert.is_true(#rest < 400000 * 60, "the whole flood was delivered") -- each event is ~85 bytes
+    assert.is_nil(rest:find("0\r\n\r\n$"), "the stream ended cleanly instead of being dropped")
+    local _, pong = http.mcp(s.port, { jsonrpc = "2.0", id = "after", method = "ping" })
+    assert.same("after", pong.id)
+    get:close()
+    s:stop()
+  end)
+end)
