@@ -3,8 +3,9 @@
 -- timed-out call kills it).
 --
 -- The directory is $MOONMCP_RUN_DIR (default: the server's working directory). Only the
--- programs in ALLOWED may run — this example is served by default, so it must not hand a
--- client an arbitrary command line.
+-- programs in ALLOWED may run, and their arguments may not name paths outside that
+-- directory (no absolute paths, no ".." segments) — this example is served by default,
+-- so it must not hand a client an arbitrary command line or the whole file system.
 local exec = require "moonmcp.exec"
 
 local ALLOWED = { ls = true, cat = true, head = true, tail = true, wc = true, grep = true, date = true,
@@ -37,6 +38,9 @@ return {
       handler = function(args)
         local argv = { args.program }
         for i, a in ipairs(args.args or {}) do
+          if a:find("^/") or a:find("=/") or ("/" .. a .. "/"):find("/%.%./") then
+            return nil, ("argument %q leaves the directory: use paths relative to it"):format(a)
+          end
           argv[i + 1] = a
         end
         argv.cwd = DIR

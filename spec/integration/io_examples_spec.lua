@@ -60,6 +60,13 @@ describe("I/O examples", function()
     assert.truthy(fs.exists(dir .. "/notes.txt"))
   end)
 
+  it("run_command refuses arguments that leave the directory", function()
+    local r = call(p, 7, "run_command", { program = "cat", args = { "/etc/hostname" } })
+    assert.is_true(r.isError)
+    r = call(p, 8, "run_command", { program = "ls", args = { "../.." } })
+    assert.is_true(r.isError)
+  end)
+
   it("search_files finds the matching lines under the root", function()
     local r = call(p, 5, "search_files", { pattern = "needle\\s+is" })
     assert.same({ { file = "notes.txt", line = 2, text = "the needle is here" } }, r.structuredContent.matches)
