@@ -130,6 +130,7 @@ end
 --- Entry point from main.c.
 function _M.start(home, args)
   host.patch_coroutine_library()
+  math.randomseed(tonumber(core.random_hex(4), 16)) -- scripts' math.random differs per process
   local ok, code = xpcall(run, traceback, home, args)
   if not ok then
     core.stderr("moonmcp: " .. tostring(code) .. "\n")
