@@ -49,6 +49,18 @@ describe("stdio transport", function()
 end)
 
 describe("start-up", function()
+  it("seeds math.random per process", function()
+    local draws = {}
+    for i = 1, 2 do
+      local p = server.stdio { "spec/fixtures/scripts" }
+      p:send { jsonrpc = "2.0", id = 1, method = "tools/call", params = { name = "random_number" } }
+      draws[i] = p:recv().result.structuredContent.n
+      p:close_stdin()
+      p:wait()
+    end
+    assert.are_not.equal(draws[1], draws[2])
+  end)
+
   it("fails with file and line on a script with a syntax error", function()
     local exec = require "moonmcp.exec"
     local res = assert(exec.run { server.bin, "serve", "--stdio", "spec/fixtures/broken/syntax.lua", stdin = "" })
