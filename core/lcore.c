@@ -220,25 +220,12 @@ static int l_scandir(lua_State *L)
     return 1;
 }
 
-/* pid() -> process id */
-static int l_pid(lua_State *L)
-{
-    lua_pushinteger(L, uv_os_getpid());
-    return 1;
-}
-
 int mm_core_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"set_hooks", l_set_hooks},
-        {"now", l_now},
-        {"clock", l_clock},
-        {"random_hex", l_random_hex},
-        {"stderr", l_stderr},
-        {"stop", l_stop},
-        {"pid", l_pid},
-        {"scandir", l_scandir},
-        {NULL, NULL},
+        {"set_hooks", l_set_hooks},   {"now", l_now},       {"clock", l_clock},
+        {"random_hex", l_random_hex}, {"stderr", l_stderr}, {"stop", l_stop},
+        {"scandir", l_scandir},       {NULL, NULL},
     };
     lua_newtable(L);
     luaL_register(L, NULL, fns);

@@ -41,13 +41,4 @@ function _M.get(id)
   return live[id]
 end
 
---- Number of calls with a restored context (for specs and diagnostics).
-function _M.count()
-  local n = 0
-  for _ in pairs(live) do
-    n = n + 1
-  end
-  return n
-end
-
 return _M

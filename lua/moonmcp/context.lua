@@ -105,15 +105,6 @@ function _M.unregister(key)
   end
 end
 
---- The registered keys, in order.
-function _M.keys()
-  local keys = {}
-  for i, a in ipairs(accessors) do
-    keys[i] = a.key
-  end
-  return keys
-end
-
 --- Captures every accessor's value from the request context (the snapshot).
 function _M.snapshot(request)
   local snap = {}

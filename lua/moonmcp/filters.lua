@@ -27,13 +27,6 @@ function _M.set(filters)
   list = filters
 end
 
-function _M.add(fn)
-  if type(fn) ~= "function" then
-    error("filter must be a function", 2)
-  end
-  list[#list + 1] = fn
-end
-
 --- Number of filters configured.
 function _M.count()
   return #list

@@ -88,15 +88,6 @@ subscriptions.set_sender(function(subscriber, message)
 end)
 subscriptions.on_updated(resource_updated)
 
---- Number of listeners (for specs and shutdown).
-function _M.count()
-  local n = 0
-  for _ in pairs(sinks) do
-    n = n + 1
-  end
-  return n
-end
-
 --- Every modern listener (shutdown ends them gracefully).
 function _M.each(fn)
   for sink in pairs(sinks) do

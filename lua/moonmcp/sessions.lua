@@ -83,12 +83,4 @@ function _M.delete(id)
   return existed
 end
 
-function _M.count()
-  local n = 0
-  for _ in pairs(live) do
-    n = n + 1
-  end
-  return n
-end
-
 return _M

@@ -41,7 +41,6 @@ local function describe(entry)
     _meta = def._meta,
   }
 end
-_M.describe = describe
 
 server.method("prompts/list", function(params, exchange)
   local items, next_cursor = paginate.page(exchange.generation.prompts, "prompts", params.cursor, describe, exchange)

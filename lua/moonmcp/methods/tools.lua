@@ -79,7 +79,6 @@ local function describe(entry)
     _meta = def._meta,
   }
 end
-_M.describe = describe
 
 server.method("tools/list", function(params, exchange)
   local tools, next_cursor = paginate.page(exchange.generation.tools, "tools", params.cursor, describe, exchange)

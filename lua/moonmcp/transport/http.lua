@@ -91,7 +91,6 @@ end
 local function answer_error(rid, status, code, message, id)
   respond(rid, status, encode(jsonrpc.error(id, code, message)), "application/json")
 end
-_M.answer_error = answer_error
 
 local function accepts(accept, wanted)
   if not accept then
