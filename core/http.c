@@ -77,6 +77,9 @@ typedef struct conn {
     int failed;         /* the parser failed: nothing more is parsed on this connection */
     size_t pending_off; /* bytes of pending already parsed */
     buf url, hbuf, body, pending;
+    buf out; /* answer bytes not yet handed to the socket (see "writing") */
+    struct conn *dirty_prev, *dirty_next;
+    int dirty; /* on the dirty list: out waits for the end of the loop iteration */
     header *headers;
     int nheaders, headers_cap;
     char remote[64];
@@ -131,7 +134,16 @@ static conn *rid_get(lua_State *L, double rid)
     return c;
 }
 
-/* ---- writing ---- */
+/* ---- writing ----
+ *
+ * Answers are not written when they are made: conn_write appends them to the
+ * connection's `out` buffer and puts the connection on the dirty list, which is flushed
+ * once per loop iteration, after the I/O callbacks (a check handle) and, should anything
+ * write later in the iteration, before the loop blocks again (a prepare handle). The
+ * answers to everything one poll returned then go out back to back: a client that waits
+ * in epoll is woken once per batch instead of once per answer, and pipelined answers on
+ * one connection share a syscall. Order on a connection is kept: out is only ever
+ * appended to, and flushed behind any write libuv still has queued. */
 
 typedef struct {
     uv_write_t req;
@@ -139,63 +151,127 @@ typedef struct {
     char data[];
 } write_req;
 
+#define OUT_KEEP_MAX 16384 /* a bigger out buffer is freed once flushed */
+
+static conn *dirty_head;
+static uv_check_t flush_check;
+static uv_prepare_t flush_prepare;
+static int flush_handles_ready;
+
 static void on_write(uv_write_t *req, int status)
 {
     write_req *w = (write_req *)req;
     conn *c = w->c;
     free(w);
-    if (status < 0 || (c->close_after_write && c->tcp.write_queue_size == 0)) conn_close(c);
+    if (status < 0 || (c->close_after_write && c->tcp.write_queue_size == 0 && c->out.len == 0))
+        conn_close(c);
 }
 
-/* Writes bufs; what the socket does not take at once is copied and queued. A client that
- * stops reading (a stalled SSE stream) is dropped once MAX_WRITE_QUEUE bytes wait for it,
- * rather than holding the server's memory. */
+static void dirty_unlink(conn *c)
+{
+    if (!c->dirty) return;
+    if (c->dirty_prev)
+        c->dirty_prev->dirty_next = c->dirty_next;
+    else
+        dirty_head = c->dirty_next;
+    if (c->dirty_next) c->dirty_next->dirty_prev = c->dirty_prev;
+    c->dirty_prev = c->dirty_next = NULL;
+    c->dirty = 0;
+}
+
+/* Hands out to the socket: what it does not take at once is copied and queued. A client
+ * that stops reading (a stalled SSE stream) is dropped once MAX_WRITE_QUEUE bytes wait for
+ * it, rather than holding the server's memory. */
 #define MAX_WRITE_QUEUE (16u * 1024 * 1024)
 
-static void conn_write(conn *c, uv_buf_t *bufs, int n)
+static void conn_flush(conn *c)
 {
-    if (c->closing) return;
-    if (c->tcp.write_queue_size > MAX_WRITE_QUEUE) {
-        conn_close(c);
-        return;
-    }
-    size_t total = 0, done = 0;
-    for (int i = 0; i < n; i++)
-        total += bufs[i].len;
+    size_t total = c->out.len, done = 0;
+    dirty_unlink(c);
+    if (c->closing || total == 0) return;
+    c->out.len = 0;
     if (c->tcp.write_queue_size == 0) {
-        int r = uv_try_write((uv_stream_t *)&c->tcp, bufs, (unsigned)n);
+        uv_buf_t b = uv_buf_init(c->out.data, (unsigned)total);
+        int r = uv_try_write((uv_stream_t *)&c->tcp, &b, 1);
         if (r < 0 && r != UV_EAGAIN) {
             conn_close(c);
             return;
         }
         done = r > 0 ? (size_t)r : 0;
     }
-    if (done == total) {
-        if (c->close_after_write) conn_close(c);
-        return;
-    }
-    write_req *w = malloc(sizeof *w + (total - done));
-    if (!w) {
-        conn_close(c);
-        return;
-    }
-    w->c = c;
-    size_t off = 0, skip = done;
-    for (int i = 0; i < n; i++) {
-        size_t len = bufs[i].len;
-        if (skip >= len) {
-            skip -= len;
-            continue;
+    if (done < total) {
+        write_req *w = malloc(sizeof *w + (total - done));
+        if (!w) {
+            conn_close(c);
+            return;
         }
-        memcpy(w->data + off, bufs[i].base + skip, len - skip);
-        off += len - skip;
-        skip = 0;
+        w->c = c;
+        memcpy(w->data, c->out.data + done, total - done);
+        uv_buf_t b = uv_buf_init(w->data, (unsigned)(total - done));
+        if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write) < 0) {
+            free(w);
+            conn_close(c);
+            return;
+        }
     }
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)off);
-    if (uv_write(&w->req, (uv_stream_t *)&c->tcp, &b, 1, on_write) < 0) {
-        free(w);
+    if (c->out.cap > OUT_KEEP_MAX) buf_free(&c->out);
+    if (c->close_after_write && c->tcp.write_queue_size == 0) conn_close(c);
+}
+
+/* Flushes every dirty connection (the check and prepare handles' callback). */
+static void flush_all(void)
+{
+    while (dirty_head)
+        conn_flush(dirty_head);
+    if (!flush_handles_ready) return;
+    uv_check_stop(&flush_check);
+    uv_prepare_stop(&flush_prepare);
+}
+
+static void on_flush_check(uv_check_t *h)
+{
+    (void)h;
+    flush_all();
+}
+
+static void on_flush_prepare(uv_prepare_t *h)
+{
+    (void)h;
+    flush_all();
+}
+
+/* Queues bufs for the connection (written at the end of this loop iteration). */
+static void conn_write(conn *c, uv_buf_t *bufs, int n)
+{
+    if (c->closing) return;
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += bufs[i].len;
+    if (c->tcp.write_queue_size + c->out.len + total > MAX_WRITE_QUEUE) {
         conn_close(c);
+        return;
     }
+    for (int i = 0; i < n; i++) {
+        if (buf_append(&c->out, bufs[i].base, bufs[i].len) != 0) {
+            conn_close(c);
+            return;
+        }
+    }
+    if (c->dirty) return;
+    if (!flush_handles_ready) {
+        uv_check_init(mm_loop, &flush_check);
+        uv_prepare_init(mm_loop, &flush_prepare);
+        flush_handles_ready = 1;
+    }
+    if (!dirty_head) {
+        uv_check_start(&flush_check, on_flush_check);
+        uv_prepare_start(&flush_prepare, on_flush_prepare);
+    }
+    c->dirty = 1;
+    c->dirty_prev = NULL;
+    c->dirty_next = dirty_head;
+    if (dirty_head) dirty_head->dirty_prev = c;
+    dirty_head = c;
 }
 
 static const char *status_text(int status)
@@ -403,10 +479,10 @@ static void request_done(conn *c)
     c->rid = 0;
     c->streaming = 0;
     if (!c->keep_alive) {
-        if (c->tcp.write_queue_size == 0)
+        if (c->out.len == 0 && c->tcp.write_queue_size == 0)
             conn_close(c);
         else
-            c->close_after_write = 1;
+            c->close_after_write = 1; /* once out is flushed and the socket took it all */
         return;
     }
     request_reset(c);
@@ -758,6 +834,8 @@ static void on_handle_close(uv_handle_t *h)
     buf_free(&c->hbuf);
     buf_free(&c->body);
     buf_free(&c->pending);
+    dirty_unlink(c);
+    buf_free(&c->out);
     free(c->headers);
     free(c);
 }
@@ -1076,6 +1154,7 @@ void mm_http_close(void)
 {
     if (!listening) return;
     listening = 0;
+    flush_all(); /* answers made so far go out before idle connections close */
     uv_close((uv_handle_t *)&server, NULL);
     uv_walk(mm_loop, close_idle, NULL);
 }

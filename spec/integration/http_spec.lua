@@ -49,6 +49,27 @@ describe("HTTP transport", function()
     c:close()
   end)
 
+  -- answers are written once per loop iteration, batched: many in one read still go out
+  -- complete and in order, and "Connection: close" closes only after its answer
+  it("answers 100 requests pipelined in one write in order, then honours Connection: close", function()
+    local c = http.connect(s.port)
+    local batch = {}
+    for i = 1, 100 do
+      batch[i] = http.format("POST", "/mcp", i == 100 and { Connection = "close" } or nil,
+        json.encode { jsonrpc = "2.0", id = i, method = "ping" })
+    end
+    c:send_raw(table.concat(batch))
+    for i = 1, 100 do
+      local res = assert(c:read_response())
+      assert.same(200, res.status)
+      assert.same(i, json.decode(res.body).id)
+    end
+    local res, err = c:read_response()
+    assert.is_nil(res)
+    assert.truthy(err)
+    c:close()
+  end)
+
   it("reads a chunked request body", function()
     local body = json.encode { jsonrpc = "2.0", id = "chunked", method = "ping" }
     local c = http.connect(s.port)
