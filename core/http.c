@@ -2,8 +2,8 @@
  * http.c — HTTP/1.1 connections on llhttp: limits, keep-alive, responses, SSE framing.
  *
  * A connection parses one request at a time. When a request is complete it is checked
- * here (path, method, Host/Origin allowlist, Content-Type) and only then handed to the
- * runtime's `http_request` hook in a fresh coroutine, as (rid, request). The parser is
+ * here (path, method, Host/Origin allowlist, Content-Type, Accept) and only then handed to
+ * the runtime's `http_request` hook, as (rid, request). The parser is
  * paused until the runtime answers that rid; bytes of pipelined requests that arrive
  * meanwhile wait in `pending` and are parsed after the answer, so answers go out in
  * order. Limits (header bytes, header count, body bytes) are enforced while parsing, so
@@ -15,6 +15,7 @@
  * table until the answer is complete or the connection closes. The runtime answers with
  * http_respond (one JSON body) or http_stream_open / http_sse / http_stream_close (an
  * SSE stream in chunked encoding). A stale rid (connection gone) makes those return false.
+ * Answer bytes are flushed to the sockets once per loop iteration (see "writing").
  *
  * Lifetimes: a connection owns a uv_tcp_t and a uv_timer_t and is freed when both close
  * callbacks ran. The runtime learns that a connection with an answer pending went away
