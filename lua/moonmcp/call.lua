@@ -18,7 +18,8 @@ local log = require "moonmcp.log"
 local deadline = require "moonmcp.deadline"
 local jsonrpc = require "moonmcp.jsonrpc"
 
-local setmetatable, xpcall, traceback, tostring = setmetatable, xpcall, debug.traceback, tostring
+local setmetatable, xpcall, pcall, tostring = setmetatable, xpcall, pcall, tostring
+local server_run, server_response, handle_error = server.run, server.response, server.handle_error
 local spawn, current, is_cancelled = core.spawn, core.current, core.cancelled
 
 local _M = {}
@@ -41,21 +42,28 @@ function _M.bind(ctx, exchange)
   exchanges[ctx] = exchange
 end
 
-local function run(id, snap, msg, exchange, ctx)
+-- The protected part of a call: restore the context, then the method (server.run
+-- tail-calls it, so a handler runs right above this call's xpcall). The snapshot is let
+-- go once restored: a parked call keeps only what it uses.
+local function run(exchange, msg, ctx)
+  local snap = exchange.snapshot
+  exchange.snapshot = nil
   context.restore(snap, ctx)
-  exchanges[ctx] = exchange
-  calls.enter(id, ctx, exchange)
-  return server.dispatch(msg, exchange, ctx)
+  calls.enter(exchange.call_id, ctx, exchange)
+  return server_run(msg, exchange, ctx)
 end
 
-local function body(snap, msg, exchange)
+local function body(exchange, msg)
   local id = current()
   exchange.call_id = id
+  local accessors = exchange.snapshot.accessors
   local ctx = setmetatable({}, CTX_MT)
+  exchanges[ctx] = exchange
   -- the default deadline bounds every call but a subscription (a tool may set its own)
   local limit = exchange.method ~= "subscriptions/listen" and deadline.default()
   local disarm = limit and deadline.arm(id, limit)
-  local ok, response = xpcall(run, traceback, id, snap, msg, exchange, ctx)
+  local ok, response = xpcall(run, handle_error, exchange, msg, ctx)
+  ok, response = pcall(server_response, msg, exchange, ok, response)
   if disarm then
     disarm()
   end
@@ -72,7 +80,7 @@ local function body(snap, msg, exchange)
   elseif exchange.out.cancel then
     exchange.out:cancel()
   end
-  local err = context.clear(snap, ctx)
+  local err = context.clear(accessors, ctx)
   if err then
     log.error("a context accessor failed to clear", { error = tostring(err) })
   end
@@ -85,12 +93,12 @@ end
 
 --- Snapshots the request context and spawns the call. Returns the call id.
 function _M.start(request, msg, exchange)
-  local snap = context.snapshot(request)
+  exchange.snapshot = context.snapshot(request)
   exchange.id = msg.id
   exchange.method = msg.method
   exchange.params = msg.params or {}
   exchange.generation = exchange.generation or registry.current()
-  return spawn(body, snap, msg, exchange)
+  return spawn(body, exchange, msg)
 end
 
 return _M

@@ -1,4 +1,4 @@
--- moonmcp.calls — the calls alive right now: scheduler call id -> { ctx, exchange }.
+-- moonmcp.calls — the calls alive right now: scheduler call id -> its ctx and exchange.
 --
 -- Lets code that is not handed the context (the logger, the I/O modules) find the call
 -- it runs in: the scheduler knows which coroutine runs (core.current()), this table
@@ -10,10 +10,11 @@ local current = core.current
 
 local _M = {}
 
-local live = {}
+-- Two maps rather than a record per call: one allocation less for every call.
+local ctxs, exchanges = {}, {}
 
 function _M.enter(id, ctx, exchange)
-  live[id] = { ctx = ctx, exchange = exchange }
+  ctxs[id], exchanges[id] = ctx, exchange
 end
 
 local leave_hooks = {}
@@ -25,20 +26,24 @@ function _M.on_leave(fn)
 end
 
 function _M.leave(id)
-  live[id] = nil
+  ctxs[id], exchanges[id] = nil, nil
   for i = 1, #leave_hooks do
     leave_hooks[i](id)
   end
 end
 
---- The record of the running call ({ ctx, exchange }), or nil outside a call.
+--- The running call's ctx and exchange (nil outside a call; a child task's exchange is
+--- its parent call's, or nil).
 function _M.current()
   local id = current()
-  return id and live[id]
+  if id then
+    return ctxs[id], exchanges[id]
+  end
 end
 
+--- Call id's ctx and exchange, or nil once it left.
 function _M.get(id)
-  return live[id]
+  return ctxs[id], exchanges[id]
 end
 
 return _M

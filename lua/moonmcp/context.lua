@@ -6,8 +6,8 @@
 -- value from the request context. Inside the coroutine, restore(snapshot) builds the
 -- call's own context table: each accessor restores a deep copy of what it captured, so
 -- nothing the handler writes reaches the request, another call or a later one. When the
--- call ends, however it ends, clear(ctx) runs every accessor's clear in reverse order and
--- empties the table.
+-- call ends, however it ends, clear(accessors, ctx) runs every accessor's clear in
+-- reverse order and empties the table.
 --
 -- Defaults: capture reads request[key]; restore stores a deep copy at ctx[key]; clear
 -- removes ctx[key]. The built-in accessors (request id, trace, principal, log fields) are
@@ -115,19 +115,20 @@ function _M.snapshot(request)
   return snap
 end
 
---- Restores a snapshot into ctx (a fresh table the caller owns).
+--- Restores a snapshot into ctx (a fresh table the caller owns). Returns the accessor
+--- list to clear with: the snapshot itself is not needed once restored.
 function _M.restore(snap, ctx)
   local list = snap.accessors
   for i = 1, #list do
     list[i].restore(snap[i], ctx)
   end
-  return ctx
+  return list
 end
 
---- Runs every accessor's clear in reverse order, then empties ctx.
---- Returns the first error a clear raised (the others still run), or nil.
-function _M.clear(snap, ctx)
-  local list, first = snap.accessors, nil
+--- Runs the clear of every accessor of list (what restore returned) in reverse order,
+--- then empties ctx. Returns the first error a clear raised (the others still run), or nil.
+function _M.clear(list, ctx)
+  local first = nil
   for i = #list, 1, -1 do
     local a = list[i]
     if a.trusted then -- the host's own accessors cannot fail: no protected call needed

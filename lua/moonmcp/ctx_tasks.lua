@@ -59,10 +59,9 @@ end
 -- Builds the child's context from the parent's (see the top of the file).
 local function child_context(parent_ctx, exchange)
   local ctx = setmetatable({}, CTX_MT)
-  local snap
+  local accessors
   if exchange and exchange.request then
-    snap = context.snapshot(exchange.request)
-    context.restore(snap, ctx)
+    accessors = context.restore(context.snapshot(exchange.request), ctx)
   end
   if parent_ctx then
     for k, v in pairs(parent_ctx) do
@@ -78,7 +77,7 @@ local function child_context(parent_ctx, exchange)
       end
     end
   end
-  return ctx, snap
+  return ctx, accessors
 end
 
 local function finish(task, r)
@@ -104,15 +103,15 @@ end
 
 local function child_body(task, parent_ctx, exchange, fn, n, args)
   local id = current()
-  local ctx, snap = child_context(parent_ctx, exchange)
+  local ctx, accessors = child_context(parent_ctx, exchange)
   if exchange then
     call.bind(ctx, exchange)
   end
   calls.enter(id, ctx, exchange)
   local r = pack(xpcall(fn, capture, ctx, unpack(args, 1, n)))
   calls.leave(id) -- cancels this task's own children
-  if snap then
-    local err = context.clear(snap, ctx)
+  if accessors then
+    local err = context.clear(accessors, ctx)
     if err then
       log.error("a context accessor failed to clear", { error = tostring(err) })
     end

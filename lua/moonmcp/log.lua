@@ -78,9 +78,9 @@ function _M.write(level, message, fields)
   if not rank then
     error("unknown log level: " .. tostring(level), 2)
   end
-  local rec = calls.current()
-  if forward and rec and rec.exchange and rec.exchange.log_level then
-    forward(rec.exchange, level, message, fields)
+  local ctx, exchange = calls.current()
+  if forward and exchange and exchange.log_level then
+    forward(exchange, level, message, fields)
   end
   if rank < threshold then
     return
@@ -88,7 +88,6 @@ function _M.write(level, message, fields)
   local parts = { "time=" .. timestamp(), "level=" .. level, "msg=" .. quote(message) }
   local seen = { time = true, level = true, msg = true }
   add_fields(parts, fields, seen)
-  local ctx = rec and rec.ctx
   if ctx then
     add_fields(parts, ctx.log, seen)
     local trace = ctx.trace

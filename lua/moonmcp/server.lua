@@ -1,7 +1,8 @@
 -- moonmcp.server — dispatch of JSON-RPC messages to the protocol's methods.
 --
 -- One dispatch path serves both transports. Requests run in their call's coroutine:
--- dispatch(msg, exchange, ctx) returns the response message (a result or an error).
+-- run(msg, exchange, ctx) inside the call's protected call, then response(msg, exchange,
+-- ok, result) makes the response message (a result or an error); dispatch does both.
 -- Notifications and client responses are handled inline by notify() / respond(), in the
 -- request phase, without a call coroutine. Methods are registered by the modules under
 -- moonmcp.methods: method(params, exchange, ctx) -> result table, raising
@@ -31,35 +32,44 @@ function _M.has_method(name)
   return methods[name] ~= nil
 end
 
-local function handle_error(err)
+--- The error handler of a call's protected run: protocol errors and cancellation pass as
+--- they are; anything else becomes an internal error carrying its traceback (for the log).
+function _M.handle_error(err)
   if jsonrpc.is_error(err) or err == "cancelled" then
     return err
   end
   return { internal = true, trace = traceback(tostring(err), 2) }
 end
 
-local function run(era, problem, msg, exchange, ctx)
+--- Runs the request msg (inside the call's protected run, see call.lua): selects its era
+--- (exchange.era), prepares the exchange and tail-calls the method, so no frame of the
+--- dispatch stays under a handler (a parked call keeps every frame below it alive).
+--- Raises protocol errors.
+function _M.run(msg, exchange, ctx)
+  local params = msg.params
+  if params == nil then
+    params = {}
+    msg.params = params
+  end
+  local era, problem = eras.select(msg, exchange)
+  exchange.era = era
   if problem then
     error(problem, 0)
   end
   era.prepare(msg, exchange)
-  local fn = era.METHODS[msg.method] and methods[msg.method]
+  local method = msg.method
+  local fn = era.METHODS[method] and methods[method]
   if not fn then
-    jsonrpc.raise(jsonrpc.METHOD_NOT_FOUND, "method not found: " .. msg.method)
+    jsonrpc.raise(jsonrpc.METHOD_NOT_FOUND, "method not found: " .. method)
   end
-  return fn(msg.params, exchange, ctx)
+  return fn(params, exchange, ctx)
 end
 
---- Runs the request msg in the era it belongs to; returns the response message, or nil
---- when the call was cancelled (nothing may be sent for it then). Sets
---- exchange.era and exchange.http_status (the status an HTTP answer carries).
-function _M.dispatch(msg, exchange, ctx)
-  if msg.params == nil then
-    msg.params = {}
-  end
-  local era, problem = eras.select(msg, exchange)
-  exchange.era = era
-  local ok, result = xpcall(run, handle_error, era, problem, msg, exchange, ctx)
+--- The response message for the outcome of run (ok, result: what xpcall(run,
+--- handle_error, ...) returned), or nil when the call was cancelled (nothing may be sent
+--- for it then). Sets exchange.http_status (the status an HTTP answer carries).
+function _M.response(msg, exchange, ok, result)
+  local era = exchange.era or eras.legacy
   -- A module that took over the call's outcome may replace it: exchange.outcome(exchange,
   -- ok, result) -> ok, result (moonmcp.mrtr: a handler stopped for input_required).
   local outcome = exchange.outcome
@@ -79,6 +89,12 @@ function _M.dispatch(msg, exchange, ctx)
   end
   exchange.http_status = era.http_status(response)
   return response
+end
+
+--- Runs the request msg and returns its response message (or nil when cancelled): run
+--- and response in one step, for callers outside a call's coroutine (specs, tools).
+function _M.dispatch(msg, exchange, ctx)
+  return _M.response(msg, exchange, xpcall(_M.run, _M.handle_error, msg, exchange, ctx))
 end
 
 --- Handles a notification inline (info: what the transport knows about the sender).

@@ -60,9 +60,9 @@ local function owner_now()
   if not id then
     return nil, nil
   end
-  local rec = calls.get(id)
-  if rec then
-    local gen = rec.exchange and rec.exchange.generation
+  local ctx, exchange = calls.get(id)
+  if ctx then
+    local gen = exchange and exchange.generation
     return gen and gen.owner, id
   end
   return owner_of[id], parent_of[id]
