@@ -2,7 +2,8 @@
 -- log fields (registered in this order, so log fields can read the others).
 --
 -- The request context they capture from is built by the transport and the request
--- filters: { request_id, headers, meta (the message's params._meta), principal, log = {} }.
+-- filters: { request_id, headers, meta (the message's params._meta), principal, log (the
+-- fields filters added; absent without filters) }.
 --   ctx.request_id  X-Request-Id, or a generated id
 --   ctx.trace       { trace_id, span_id, parent_id, flags, traceparent }: W3C trace
 --                   context from the traceparent header or _meta.traceparent; the call
@@ -67,11 +68,13 @@ function _M.install()
       return _M.parse_traceparent(headers.traceparent) or (meta and _M.parse_traceparent(meta.traceparent))
     end,
     restore = function(incoming, ctx)
-      ctx.trace = setmetatable({
-        trace_id = incoming and incoming.trace_id or nil,
-        parent_id = incoming and incoming.parent_id or nil,
-        flags = incoming and incoming.flags or "01",
-      }, TRACE_MT)
+      local trace -- only the fields known now (the ids are made when read)
+      if incoming then
+        trace = { trace_id = incoming.trace_id, parent_id = incoming.parent_id, flags = incoming.flags }
+      else
+        trace = { flags = "01" }
+      end
+      ctx.trace = setmetatable(trace, TRACE_MT)
     end,
   }
   context.register_builtin {

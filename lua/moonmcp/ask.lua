@@ -324,7 +324,7 @@ local function run(ex, what, list)
     local round = mrtr.round(ex)
     if not round then
       error(("%s: %s cannot ask the client for input in protocol %s (only tools/call, prompts/get and "
-        .. "resources/read can)"):format(what, tostring(ex.method), tostring(ex.version)), 3)
+        .. "resources/read can)"):format(what, tostring(ex.msg.method), tostring(ex.version)), 3)
     end
     local caps = ex.client and ex.client.capabilities or {}
     local answers = mrtr.resolve(round, list, function(missing)
@@ -350,13 +350,15 @@ local function run(ex, what, list)
   end
   local answers = {}
   for _, q in ipairs(list) do
-    local r = pending.request(ex, q.request.method, q.request.params, { timeout = q.timeout })
+    local r = pending.request(ex, q.request.method, q.request.params, q.timeout)
     answers[q.key] = shape(q.kind, r, q.request.method)
   end
   return answers
 end
 
-local function question(ex, kind, spec, key)
+-- A question { key, kind, request, timeout }; unkeyed (a legacy-era single question,
+-- which needs no key): without a key of its own, no number is taken for it.
+local function question(ex, kind, spec, key, unkeyed)
   if spec == nil and kind == "roots" then
     spec = {}
   end
@@ -366,7 +368,9 @@ local function question(ex, kind, spec, key)
   if key == nil then
     key = spec.key
   end
-  if key == nil then
+  if key == nil and unkeyed then
+    key = kind
+  elseif key == nil then
     ex.ask_seq = (ex.ask_seq or 0) + 1
     key = kind .. "_" .. ex.ask_seq
   elseif type(key) ~= "string" or key == "" then
@@ -380,19 +384,29 @@ local function question(ex, kind, spec, key)
   return { key = key, kind = kind, request = BUILD[kind](spec, ex, legacy), timeout = timeout }
 end
 
--- One question. In the legacy era it goes straight to pending.request: a parked call's
--- coroutine keeps every frame below the park alive, and each frame less keeps its stack
--- (and so the memory of 10,000 parked calls) smaller.
+-- The params of a legacy-era question, checked (options, capability).
+local function legacy_params(ex, kind, spec)
+  local q = question(ex, kind, spec, nil, true)
+  check_capable(ex, q)
+  return q.request.params
+end
+
+local METHOD = { elicit = "elicitation/create", elicit_url = "elicitation/create", sample = "sampling/createMessage",
+  roots = "roots/list" }
+
+-- One question. In the legacy era it goes straight to pending.request, and no local here
+-- holds the question: a parked call's coroutine keeps every frame below the park alive
+-- with what its slots hold, and that is the memory of 10,000 parked calls.
 local function single(kind)
+  local method = METHOD[kind]
   return function(ctx, spec)
     local ex = exchange(ctx, kind)
-    local q = question(ex, kind, spec)
     if ex.era and ex.era.name == "modern" then
+      local q = question(ex, kind, spec)
       return run(ex, kind, { q })[q.key]
     end
-    check_capable(ex, q)
-    local method = q.request.method
-    return shape(kind, pending.request(ex, method, q.request.params, q.timeout and { timeout = q.timeout }), method)
+    local seconds = type(spec) == "table" and spec.timeout or nil -- checked by question()
+    return shape(kind, pending.request(ex, method, legacy_params(ex, kind, spec), seconds), method)
   end
 end
 

@@ -7,8 +7,10 @@
 -- every accessor clears in reverse order and the table is emptied.
 --
 -- The exchange is the host's own per-call state, passed beside the context and never
--- mixed into it: { id, method, params, generation, out, call_id, ... }. exchange.out is
+-- mixed into it: { msg (the request), generation, out, call_id, ... }. exchange.out is
 -- the transport's sink: out:send(message) mid-call, out:finish(message) at the end.
+-- A transport may keep what is the same for all its calls (transport, out, on_done...)
+-- in the exchange's metatable: a parked call then holds only what is its own.
 local core = require "moonmcp.core"
 local context = require "moonmcp.context"
 local calls = require "moonmcp.calls"
@@ -21,6 +23,7 @@ local jsonrpc = require "moonmcp.jsonrpc"
 local setmetatable, xpcall, pcall, tostring = setmetatable, xpcall, pcall, tostring
 local server_run, server_response, handle_error = server.run, server.response, server.handle_error
 local spawn, current, is_cancelled = core.spawn, core.current, core.cancelled
+local restore = context.restore
 
 local _M = {}
 
@@ -42,27 +45,21 @@ function _M.bind(ctx, exchange)
   exchanges[ctx] = exchange
 end
 
--- The protected part of a call: restore the context, then the method (server.run
--- tail-calls it, so a handler runs right above this call's xpcall). The snapshot is let
--- go once restored: a parked call keeps only what it uses.
-local function run(exchange, msg, ctx)
-  local snap = exchange.snapshot
-  exchange.snapshot = nil
-  context.restore(snap, ctx)
-  calls.enter(exchange.call_id, ctx, exchange)
-  return server_run(msg, exchange, ctx)
-end
-
-local function body(exchange, msg)
+local function body(exchange, msg, snap)
   local id = current()
   exchange.call_id = id
-  local accessors = exchange.snapshot.accessors
+  local accessors = snap.accessors
   local ctx = setmetatable({}, CTX_MT)
   exchanges[ctx] = exchange
+  calls.enter(id, ctx, exchange)
+  local ok, response = xpcall(restore, handle_error, snap, ctx)
+  snap = nil -- luacheck: ignore 311 (restored: a parked call does not keep it)
   -- the default deadline bounds every call but a subscription (a tool may set its own)
-  local limit = exchange.method ~= "subscriptions/listen" and deadline.default()
+  local limit = msg.method ~= "subscriptions/listen" and deadline.default()
   local disarm = limit and deadline.arm(id, limit)
-  local ok, response = xpcall(run, handle_error, exchange, msg, ctx)
+  if ok then -- the method runs right above this xpcall (server.run tail-calls it)
+    ok, response = xpcall(server_run, handle_error, msg, exchange, ctx)
+  end
   ok, response = pcall(server_response, msg, exchange, ok, response)
   if disarm then
     disarm()
@@ -93,12 +90,13 @@ end
 
 --- Snapshots the request context and spawns the call. Returns the call id.
 function _M.start(request, msg, exchange)
-  exchange.snapshot = context.snapshot(request)
-  exchange.id = msg.id
-  exchange.method = msg.method
-  exchange.params = msg.params or {}
+  local snap = context.snapshot(request)
+  if msg.params == nil then
+    msg.params = {}
+  end
+  exchange.msg = msg
   exchange.generation = exchange.generation or registry.current()
-  return spawn(body, exchange, msg)
+  return spawn(body, exchange, msg, snap)
 end
 
 return _M

@@ -2,8 +2,8 @@
 --
 -- Lets code that is not handed the context (the logger, the I/O modules) find the call
 -- it runs in: the scheduler knows which coroutine runs (core.current()), this table
--- knows what that call is. Entries are added when a call's context is restored and
--- removed when it is cleared, so nothing outlives its call.
+-- knows what that call is. Entries are added when a call starts and removed when its
+-- context is cleared, so nothing outlives its call.
 local core = require "moonmcp.core"
 
 local current = core.current

@@ -1,7 +1,7 @@
 -- moonmcp.pending — server->client requests of the legacy era (elicitation/create,
 -- sampling/createMessage, roots/list), each parked in the call that made it.
 --
--- request(exchange, method, params, opts) sends { jsonrpc, id, method, params } on the
+-- request(exchange, method, params, timeout) sends { jsonrpc, id, method, params } on the
 -- call's own output (HTTP: the answer switches to SSE; stdio: one line), with an id made
 -- here ("mm-<n>-<random>": unique in the process and not guessable, so one client cannot
 -- answer another's question), and parks the calling coroutine (core.park). The client's
@@ -38,7 +38,7 @@ local _M = {}
 local DEFAULT_TIMEOUT = 300
 local timeout = DEFAULT_TIMEOUT
 
-local waiting = {} -- request id -> { call, transport, session }
+local waiting = {} -- request id -> entry { call, transport, session, timer }
 local counter = 0
 local TIMEOUT = setmetatable({}, { __tostring = function() return "TIMEOUT" end })
 
@@ -77,17 +77,17 @@ local function session_of(request)
 end
 
 local function time_out(entry)
-  wake(entry.call, TIMEOUT, entry.id)
+  wake(entry.call, TIMEOUT, entry)
 end
 
-local function settle(entry)
-  waiting[entry.id] = nil
+local function settle(id, entry)
+  waiting[id] = nil
   timers.cancel(entry.timer)
 end
 
 --- Sends method(params) to the client of exchange and waits for its answer (see top).
---- opts.timeout overrides the default for this request.
-function _M.request(exchange, method, params, opts)
+--- seconds (optional) overrides the default timeout for this request.
+function _M.request(exchange, method, params, seconds)
   local call_id = current()
   if not call_id then
     error(method .. ": must be called inside a moonmcp call", 3)
@@ -95,15 +95,16 @@ function _M.request(exchange, method, params, opts)
   if cancelled(call_id) or (exchange.call_id and cancelled(exchange.call_id)) then
     error("cancelled", 0)
   end
-  local seconds = opts and opts.timeout or timeout
+  seconds = seconds or timeout
   counter = counter + 1
   local id = "mm-" .. counter .. "-" .. random_hex(4)
-  local entry = { call = call_id, id = id, transport = exchange.transport, session = session_of(exchange.request) }
+  local entry = { call = call_id, transport = exchange.transport, session = session_of(exchange.request) }
   waiting[id] = entry
   entry.timer = timers.after(seconds, time_out, entry)
   local ok, err = pcall(exchange.out.send, exchange.out, jsonrpc.request(id, method, params))
+  params = nil -- luacheck: ignore 311 (sent: a parked call does not keep its question)
   if not ok then
-    settle(entry)
+    settle(id, entry)
     error(err, 0)
   end
   log.debug("request sent to the client", { id = id, method = method })
@@ -115,11 +116,11 @@ function _M.request(exchange, method, params, opts)
       r, tag = park()
     end
     if r == CANCELLED then
-      settle(entry)
+      settle(id, entry)
       error("cancelled", 0)
     elseif r == TIMEOUT then
-      if tag == id then
-        settle(entry)
+      if tag == entry then
+        settle(id, entry)
         if not cancelled(call_id) then
           pcall(exchange.out.send, exchange.out, jsonrpc.notification("notifications/cancelled",
             { requestId = id, reason = "timed out" }))
@@ -127,7 +128,7 @@ function _M.request(exchange, method, params, opts)
         error(("%s: the client did not answer within %s s"):format(method, tostring(floor(seconds * 1000) / 1000)), 0)
       end
     elseif type(r) == "table" and r.id == id then
-      settle(entry)
+      settle(id, entry)
       local e = r.error
       if e ~= nil then
         e = type(e) == "table" and e or {}

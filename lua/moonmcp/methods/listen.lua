@@ -53,7 +53,7 @@ end
 
 server.method("subscriptions/listen", function(params, exchange)
   local filter = accepted_filter(params.notifications)
-  local id = exchange.id
+  local id = exchange.msg.id
   local sink = notify.add {
     era = "modern",
     filter = filter,

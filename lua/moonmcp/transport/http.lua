@@ -3,10 +3,10 @@
 -- The C side has already bounded the request (header bytes, header count, body bytes,
 -- timeouts), checked the path, the method, Host/Origin, and for a POST the Content-Type
 -- and Accept. Here (in a coroutine of its own when request filters are configured):
--- MCP-Protocol-Version is checked, the request
--- context is built (request id, remote, headers), the user's request filters run (they
--- may yield, add to the context, or reject), the body is classified: notifications and
--- client responses are handled inline and answered 202; a request becomes a call.
+-- MCP-Protocol-Version is checked, the request context is built (request id, remote,
+-- headers, message, _meta), the user's request filters run (they may yield, add to the
+-- context, or reject), the body is classified: notifications and client responses are
+-- handled inline and answered 202; a request becomes a call.
 --
 -- The answer's shape is decided by the call's first output (DESIGN §4): the final result
 -- first -> one application/json body; anything before it -> text/event-stream, ending
@@ -31,6 +31,8 @@ local sessions = require "moonmcp.sessions"
 local subscriptions = require "moonmcp.subscriptions"
 
 local MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+local new_tab = require "table.new"
 
 local _M = {}
 
@@ -101,10 +103,14 @@ local function accepts(accept, wanted)
 end
 
 local function forget(exchange)
-  if by_id[exchange.id] == exchange.call_id then
-    by_id[exchange.id] = nil
+  local id = exchange.msg.id
+  if by_id[id] == exchange.call_id then
+    by_id[id] = nil
   end
 end
+
+-- What the exchanges of all HTTP calls share (a call's own table holds only its own).
+local EXCHANGE = { __index = { transport = "http", on_done = forget, subscriber = "http" } }
 
 local function handle_post(rid, req)
   local headers = req.headers
@@ -124,7 +130,6 @@ local function handle_post(rid, req)
     remote = req.remote,
     headers = headers,
     request_id = headers["x-request-id"] or random_hex(8),
-    log = {},
     message = msg,
     meta = meta,
   }
@@ -146,9 +151,9 @@ local function handle_post(rid, req)
     end
   end
 
-  request.calls = by_id
   request.session = session
   if kind == "notification" then
+    request.calls = by_id -- notifications/cancelled finds the call here
     server.notify(msg, request)
     return respond(rid, 202)
   elseif kind == "response" then
@@ -156,8 +161,13 @@ local function handle_post(rid, req)
     return respond(rid, 202)
   end
   local out = setmetatable({ rid = rid }, Out)
-  local exchange = { transport = "http", out = out, request = request, session = session,
-    subscriber = session and session.id or "http", on_done = forget }
+  local exchange = setmetatable(new_tab(0, 8), EXCHANGE) -- room for what the call adds
+  exchange.out = out
+  exchange.request = request
+  if session then
+    exchange.session = session
+    exchange.subscriber = session.id
+  end
   if not modern and msg.method == "initialize" and sessions.enabled() then
     exchange.on_initialize = function(params, negotiated)
       local s = sessions.create(negotiated, { info = params.clientInfo, capabilities = params.capabilities or {} })

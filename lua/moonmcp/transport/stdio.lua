@@ -15,6 +15,8 @@ local notify = require "moonmcp.notify"
 local type, setmetatable, encode, write, random_hex = type, setmetatable, json.encode, core.stdio_write,
   core.random_hex
 
+local new_tab = require "table.new"
+
 local _M = {}
 
 local in_flight, eof = 0, false
@@ -39,8 +41,9 @@ end
 
 local function done(exchange)
   in_flight = in_flight - 1
-  if by_request_id[exchange.id] == exchange.call_id then
-    by_request_id[exchange.id] = nil
+  local id = exchange.msg.id
+  if by_request_id[id] == exchange.call_id then
+    by_request_id[id] = nil
   end
   maybe_stop()
 end
@@ -58,6 +61,9 @@ local function on_initialize()
   end
 end
 
+-- What the exchanges of all stdio calls share (a call's own table holds only its own).
+local EXCHANGE = { __index = { transport = "stdio", out = out, on_done = done, subscriber = "stdio" } }
+
 --- Hook: one line of stdin (a plain call from the loop; a request spawns its call).
 --- line is nil when it was too long.
 function _M.line(line, err)
@@ -71,19 +77,21 @@ function _M.line(line, err)
   local request = {
     transport = "stdio",
     request_id = random_hex(8),
-    log = {},
     message = msg,
     meta = type(msg.params) == "table" and msg.params._meta or nil,
-    calls = by_request_id,
   }
   if kind == "notification" then
+    request.calls = by_request_id -- notifications/cancelled finds the call here
     return server.notify(msg, request)
   elseif kind == "response" then
     return server.respond(msg, request)
   end
   in_flight = in_flight + 1
-  local exchange = { transport = "stdio", out = out, request = request, on_done = done, subscriber = "stdio",
-    on_initialize = on_initialize }
+  local exchange = setmetatable(new_tab(0, 8), EXCHANGE) -- room for what the call adds
+  exchange.request = request
+  if msg.method == "initialize" then
+    exchange.on_initialize = on_initialize
+  end
   by_request_id[msg.id] = call.start(request, msg, exchange)
 end
 
