@@ -31,26 +31,14 @@ local _M = {}
 _M.ctx_methods = {}
 local CTX_MT = { __index = _M.ctx_methods }
 
--- ctx -> exchange, for the ctx methods (weak: an entry never outlives its ctx)
-local exchanges = setmetatable({}, { __mode = "k" })
-
---- The exchange of a context table (for ctx methods).
-function _M.exchange_of(ctx)
-  return exchanges[ctx]
-end
-
---- Binds a context table made outside a call's start (a child task's, moonmcp.ctx_tasks)
---- to an exchange, so the ctx methods work on it; nil unbinds.
-function _M.bind(ctx, exchange)
-  exchanges[ctx] = exchange
-end
+--- The exchange of a live call's context table (for ctx methods), or nil.
+_M.exchange_of = calls.exchange_of
 
 local function body(exchange, msg, snap)
   local id = current()
   exchange.call_id = id
   local accessors = snap.accessors
   local ctx = setmetatable({}, CTX_MT)
-  exchanges[ctx] = exchange
   calls.enter(id, ctx, exchange)
   local ok, response = xpcall(restore, handle_error, snap, ctx)
   snap = nil -- luacheck: ignore 311 (restored: a parked call does not keep it)
@@ -82,7 +70,6 @@ local function body(exchange, msg, snap)
     log.error("a context accessor failed to clear", { error = tostring(err) })
   end
   calls.leave(id)
-  exchanges[ctx] = nil
   if exchange.on_done then
     exchange.on_done(exchange)
   end

@@ -10,11 +10,16 @@ local current = core.current
 
 local _M = {}
 
--- Two maps rather than a record per call: one allocation less for every call.
+-- Two maps rather than a record per call (one allocation less for every call): call id
+-- -> ctx, and ctx -> exchange (which the ctx methods look up, see exchange_of).
 local ctxs, exchanges = {}, {}
 
+--- Call (or child task) id runs with ctx; exchange: its call's, or nil.
 function _M.enter(id, ctx, exchange)
-  ctxs[id], exchanges[id] = ctx, exchange
+  ctxs[id] = ctx
+  if exchange then
+    exchanges[ctx] = exchange
+  end
 end
 
 local leave_hooks = {}
@@ -26,7 +31,10 @@ function _M.on_leave(fn)
 end
 
 function _M.leave(id)
-  ctxs[id], exchanges[id] = nil, nil
+  local ctx = ctxs[id]
+  if ctx then
+    ctxs[id], exchanges[ctx] = nil, nil
+  end
   for i = 1, #leave_hooks do
     leave_hooks[i](id)
   end
@@ -36,14 +44,24 @@ end
 --- its parent call's, or nil).
 function _M.current()
   local id = current()
-  if id then
-    return ctxs[id], exchanges[id]
+  local ctx = id and ctxs[id]
+  if ctx then
+    return ctx, exchanges[ctx]
   end
 end
 
 --- Call id's ctx and exchange, or nil once it left.
 function _M.get(id)
-  return ctxs[id], exchanges[id]
+  local ctx = ctxs[id]
+  if ctx then
+    return ctx, exchanges[ctx]
+  end
+end
+
+--- The exchange of a live call's (or child task's) ctx, for the ctx methods; nil for any
+--- other table.
+function _M.exchange_of(ctx)
+  return exchanges[ctx]
 end
 
 return _M

@@ -104,10 +104,7 @@ end
 local function child_body(task, parent_ctx, exchange, fn, n, args)
   local id = current()
   local ctx, accessors = child_context(parent_ctx, exchange)
-  if exchange then
-    call.bind(ctx, exchange)
-  end
-  calls.enter(id, ctx, exchange)
+  calls.enter(id, ctx, exchange) -- binds ctx to the call's exchange (the ctx methods work)
   local r = pack(xpcall(fn, capture, ctx, unpack(args, 1, n)))
   calls.leave(id) -- cancels this task's own children
   if accessors then
@@ -116,7 +113,6 @@ local function child_body(task, parent_ctx, exchange, fn, n, args)
       log.error("a context accessor failed to clear", { error = tostring(err) })
     end
   end
-  call.bind(ctx, nil)
   if not r[1] and not is_cancel(r[2].err) and #task.waiters == 0 then
     log.debug("child task failed", { error = r[2].trace })
   end
