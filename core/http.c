@@ -671,21 +671,10 @@ static int accepts(const char *v, size_t len, const char *type)
     return strstr(lower, major) != NULL;
 }
 
-/* Pushes the request as a Lua table: method, path, query, headers (lower-case names,
- * repeated ones joined with ", "), body, remote. */
-static void push_request(lua_State *L, conn *c)
+/* Pushes the request's headers as a Lua table (lower-case names, repeated ones joined
+ * with ", "). */
+static void push_headers(lua_State *L, conn *c)
 {
-    lua_createtable(L, 0, 6);
-    lua_pushstring(L, llhttp_method_name(c->parser.method));
-    lua_setfield(L, -2, "method");
-    const char *q = memchr(c->url.data, '?', c->url.len);
-    size_t plen = q ? (size_t)(q - c->url.data) : c->url.len;
-    lua_pushlstring(L, c->url.data, plen);
-    lua_setfield(L, -2, "path");
-    if (q) {
-        lua_pushlstring(L, q + 1, c->url.len - plen - 1);
-        lua_setfield(L, -2, "query");
-    }
     lua_createtable(L, 0, c->nheaders);
     for (int i = 0; i < c->nheaders; i++) {
         header *h = &c->headers[i];
@@ -708,11 +697,6 @@ static void push_request(lua_State *L, conn *c)
         }
         lua_rawset(L, -3);
     }
-    lua_setfield(L, -2, "headers");
-    lua_pushlstring(L, c->body.data ? c->body.data : "", c->body.len);
-    lua_setfield(L, -2, "body");
-    lua_pushstring(L, c->remote);
-    lua_setfield(L, -2, "remote");
 }
 
 static int on_message_complete(llhttp_t *p)
@@ -764,8 +748,9 @@ static int on_message_complete(llhttp_t *p)
     return HPE_PAUSED; /* parse nothing more: pump() hands it to Lua, outside the parser */
 }
 
-/* Hands the complete request to the runtime's http_request hook (a protected call, not a
- * coroutine: the runtime spawns the call's coroutine itself). */
+/* Hands the complete request to the runtime's http_request hook as (rid, method,
+ * headers, body, remote) — a protected call, not a coroutine: the runtime spawns the
+ * call's coroutine itself. The path was checked here and is not passed. */
 static void dispatch(conn *c)
 {
     lua_State *L = mm_L;
@@ -773,8 +758,11 @@ static void dispatch(conn *c)
     c->rid = next_rid++;
     rid_set(c->rid, c);
     lua_pushnumber(L, c->rid);
-    push_request(L, c);
-    mm_hook_call(L, "http_request", 2);
+    lua_pushstring(L, llhttp_method_name(c->parser.method));
+    push_headers(L, c);
+    lua_pushlstring(L, c->body.data ? c->body.data : "", c->body.len);
+    lua_pushstring(L, c->remote);
+    mm_hook_call(L, "http_request", 5);
 }
 
 /* Parses what waits in pending, one request at a time: each complete request is

@@ -18,6 +18,7 @@ local context = require "moonmcp.context"
 
 local type, pairs, next, rawset, setmetatable = type, pairs, next, rawset, setmetatable
 local random_hex = core.random_hex
+local new_tab = require "table.new"
 
 local _M = {}
 
@@ -83,7 +84,8 @@ function _M.install()
   context.register_builtin {
     key = "log",
     restore = function(fields, ctx)
-      local log = { request_id = ctx.request_id }
+      local log = new_tab(0, 2) -- request_id, and the tool's name (moonmcp.methods.tools)
+      log.request_id = ctx.request_id
       if type(fields) == "table" and next(fields) ~= nil then
         for k, v in pairs(fields) do
           if type(v) ~= "table" then

@@ -24,6 +24,7 @@ local setmetatable, xpcall, pcall, tostring = setmetatable, xpcall, pcall, tostr
 local server_run, server_response, handle_error = server.run, server.response, server.handle_error
 local spawn, current, is_cancelled = core.spawn, core.current, core.cancelled
 local restore = context.restore
+local new_tab = require "table.new"
 
 local _M = {}
 
@@ -38,7 +39,7 @@ local function body(exchange, msg, snap)
   local id = current()
   exchange.call_id = id
   local accessors = snap.accessors
-  local ctx = setmetatable({}, CTX_MT)
+  local ctx = setmetatable(new_tab(0, #accessors), CTX_MT) -- room for what they restore
   calls.enter(id, ctx, exchange)
   local ok, response = xpcall(restore, handle_error, snap, ctx)
   snap = nil -- luacheck: ignore 311 (restored: a parked call does not keep it)

@@ -15,6 +15,7 @@
 local pairs, ipairs, type, error, next, pcall, setmetatable, getmetatable = pairs, ipairs, type, error, next, pcall,
   setmetatable, getmetatable
 local table_remove = table.remove
+local new_tab = require "table.new"
 
 local _M = {}
 
@@ -107,7 +108,7 @@ end
 
 --- Captures every accessor's value from the request context (the snapshot).
 function _M.snapshot(request)
-  local snap = {}
+  local snap = new_tab(#accessors, 1)
   for i = 1, #accessors do
     snap[i] = accessors[i].capture(request)
   end

@@ -112,9 +112,8 @@ end
 -- What the exchanges of all HTTP calls share (a call's own table holds only its own).
 local EXCHANGE = { __index = { transport = "http", on_done = forget, subscriber = "http" } }
 
-local function handle_post(rid, req)
-  local headers = req.headers
-  local msg, kind, message, id = jsonrpc.parse(req.body)
+local function handle_post(rid, headers, body, remote)
+  local msg, kind, message, id = jsonrpc.parse(body)
   if not msg then
     return answer_error(rid, 400, kind, message, id)
   end
@@ -127,7 +126,7 @@ local function handle_post(rid, req)
 
   local request = {
     transport = "http",
-    remote = req.remote,
+    remote = remote,
     headers = headers,
     request_id = headers["x-request-id"] or random_hex(8),
     message = msg,
@@ -182,18 +181,18 @@ end
 -- GET (legacy era): a stream of server notifications (list changes, updates of
 -- subscribed resources) that stays open until the client closes it; with a session, the
 -- session's. The modern era has no GET stream (405).
-local function handle_get(rid, req)
-  local version = req.headers["mcp-protocol-version"]
+local function handle_get(rid, headers)
+  local version = headers["mcp-protocol-version"]
   if version and protocol.is_modern(version) then
     return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST,
       "method not allowed: protocol " .. version .. " has no GET stream; use subscriptions/listen")),
       "application/json", { Allow = "POST" })
   end
-  if not accepts(req.headers.accept, "text/event-stream") then
+  if not accepts(headers.accept, "text/event-stream") then
     return answer_error(rid, 406, jsonrpc.INVALID_REQUEST, "not acceptable: a GET stream is text/event-stream")
   end
   local key = "http"
-  local session_id = req.headers["mcp-session-id"]
+  local session_id = headers["mcp-session-id"]
   if session_id and sessions.enabled() then
     if not sessions.get(session_id) then
       return answer_error(rid, 404, jsonrpc.INVALID_REQUEST, "session not found (it ended): initialize again")
@@ -211,8 +210,8 @@ local function handle_get(rid, req)
 end
 
 -- DELETE ends a legacy session; without sessions there is nothing to end (405).
-local function handle_delete(rid, req)
-  local session_id = req.headers["mcp-session-id"]
+local function handle_delete(rid, headers)
+  local session_id = headers["mcp-session-id"]
   if not sessions.enabled() or not session_id then
     return respond(rid, 405, encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST, "method not allowed: DELETE ends "
       .. (sessions.enabled() and "the session named by Mcp-Session-Id" or "a session, and sessions are off"))),
@@ -224,32 +223,32 @@ local function handle_delete(rid, req)
   return respond(rid, 204)
 end
 
-local function phase(rid, req)
-  local method = req.method
+local function phase(rid, method, headers, body, remote)
   if method == "POST" then
-    return handle_post(rid, req)
+    return handle_post(rid, headers, body, remote)
   elseif method == "GET" then
-    return handle_get(rid, req)
+    return handle_get(rid, headers)
   end
-  return handle_delete(rid, req)
+  return handle_delete(rid, headers)
 end
 
-local function guarded_phase(rid, req)
-  local ok, err = xpcall(phase, traceback, rid, req)
+local function guarded_phase(rid, method, headers, body, remote)
+  local ok, err = xpcall(phase, traceback, rid, method, headers, body, remote)
   if not ok then
     log.error("request phase failed", { error = tostring(err) })
     answer_error(rid, 500, jsonrpc.INTERNAL_ERROR, "internal error")
   end
 end
 
---- Hook: one HTTP request that passed the C checks (a plain call from the loop). The
---- request phase runs right here, or — when request filters are configured, since they
---- may yield — in a coroutine of its own.
-function _M.request(rid, req)
+--- Hook: one HTTP request that passed the C checks (a plain call from the loop), as rid,
+--- method, headers (lower-case names), body, remote address. The request phase runs right
+--- here, or — when request filters are configured, since they may yield — in a coroutine
+--- of its own.
+function _M.request(rid, method, headers, body, remote)
   if filters.count() > 0 then
-    core.spawn(guarded_phase, rid, req)
+    core.spawn(guarded_phase, rid, method, headers, body, remote)
   else
-    guarded_phase(rid, req)
+    guarded_phase(rid, method, headers, body, remote)
   end
 end
 
