@@ -35,6 +35,13 @@ local CTX_MT = { __index = _M.ctx_methods }
 --- The exchange of a live call's context table (for ctx methods), or nil.
 _M.exchange_of = calls.exchange_of
 
+-- The answer to a run's outcome (server.response), called through a Lua frame: a JIT
+-- trace of server.response may return here, not straight into pcall.
+local function answer(msg, exchange, ok, result)
+  local response = server_response(msg, exchange, ok, result)
+  return response
+end
+
 local function body(exchange, msg, snap)
   local id = current()
   exchange.call_id = id
@@ -49,7 +56,7 @@ local function body(exchange, msg, snap)
   if ok then -- the method runs right above this xpcall (server.run tail-calls it)
     ok, response = xpcall(server_run, handle_error, msg, exchange, ctx)
   end
-  ok, response = pcall(server_response, msg, exchange, ok, response)
+  ok, response = pcall(answer, msg, exchange, ok, response)
   if disarm then
     disarm()
   end

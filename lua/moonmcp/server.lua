@@ -41,15 +41,12 @@ function _M.handle_error(err)
   return { internal = true, trace = traceback(tostring(err), 2) }
 end
 
---- Runs the request msg (inside the call's protected run, see call.lua): selects its era
---- (exchange.era), prepares the exchange and tail-calls the method, so no frame of the
---- dispatch stays under a handler (a parked call keeps every frame below it alive).
---- Raises protocol errors.
-function _M.run(msg, exchange, ctx)
-  local params = msg.params
-  if params == nil then
-    params = {}
-    msg.params = params
+-- Selects msg's era (exchange.era), prepares the exchange and returns the method to run.
+-- Apart from run, so that the JIT compiles it on its own: run leads into handlers, whose
+-- code runs uncompiled while the watchdog is on (a trace cannot enter them).
+local function resolve(msg, exchange)
+  if msg.params == nil then
+    msg.params = {}
   end
   local era, problem = eras.select(msg, exchange)
   exchange.era = era
@@ -62,7 +59,14 @@ function _M.run(msg, exchange, ctx)
   if not fn then
     jsonrpc.raise(jsonrpc.METHOD_NOT_FOUND, "method not found: " .. method)
   end
-  return fn(params, exchange, ctx)
+  return fn
+end
+
+--- Runs the request msg (inside the call's protected run, see call.lua): resolves the
+--- method and tail-calls it, so no frame of the dispatch stays under a handler (a parked
+--- call keeps every frame below it alive). Raises protocol errors.
+function _M.run(msg, exchange, ctx)
+  return resolve(msg, exchange)(msg.params, exchange, ctx)
 end
 
 --- The response message for the outcome of run (ok, result: what xpcall(run,

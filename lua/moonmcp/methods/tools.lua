@@ -97,7 +97,13 @@ local function first_error(errors)
   return ((e.path ~= "" and e.path or "/") .. ": " .. e.message)
 end
 
-server.method("tools/call", function(params, exchange, ctx)
+-- tools/call is cut in three so that the JIT compiles the host's part: a trace cannot
+-- enter a handler while the watchdog is on (scripts run uncompiled then), and the
+-- function that calls the handler is left to the interpreter. So everything before the
+-- handler and everything after it are functions of their own, small enough to trace.
+
+-- The tool and its checked arguments, or nil and an isError result.
+local function prepare(params, exchange, ctx)
   local name = params.name
   if type(name) ~= "string" then
     jsonrpc.raise(jsonrpc.INVALID_PARAMS, "tools/call: name must be a string")
@@ -110,7 +116,7 @@ server.method("tools/call", function(params, exchange, ctx)
   if args == nil then
     args = {}
   elseif type(args) ~= "table" or json.is_array(args) then
-    return _M.error_result("invalid arguments: arguments must be an object")
+    return nil, _M.error_result("invalid arguments: arguments must be an object")
   end
   if ctx.log then
     ctx.log.tool = name
@@ -118,16 +124,14 @@ server.method("tools/call", function(params, exchange, ctx)
   if entry.input_validator then
     local ok, errors = entry.input_validator:validate(args)
     if not ok then
-      return _M.error_result("invalid arguments: " .. first_error(errors))
+      return nil, _M.error_result("invalid arguments: " .. first_error(errors))
     end
   end
-  local id = exchange.call_id -- nil when dispatched outside a call (some unit specs)
-  local own = entry.def.timeout -- the call's default deadline is armed by moonmcp.call
-  local disarm = id and type(own) == "number" and own > 0 and deadline.arm(id, own)
-  local ok, n, value, message = pack(xpcall(entry.def.handler, traceback, args, ctx))
-  if disarm then
-    disarm()
-  end
+  return entry, args
+end
+
+-- The CallToolResult for what the handler did (ok, n, value, message: as pack(xpcall(...))).
+local function conclude(entry, id, ok, n, value, message)
   if not ok then
     if value == "cancelled" or (type(value) == "string" and value:match("^cancelled\n")) then
       local limit = id and deadline.expired(id)
@@ -136,22 +140,38 @@ server.method("tools/call", function(params, exchange, ctx)
       end
       error("cancelled", 0)
     end
-    log.error("tool " .. name .. " raised", { error = tostring(value) })
+    log.error("tool " .. entry.name .. " raised", { error = tostring(value) })
     local first = type(value) == "string" and value:match("^[^\n]*") or value
     return _M.error_result(client_message(first))
   end
   local result = _M.shape(n, value, message)
   if entry.output_validator and not result.isError then
     if result.structuredContent == nil then
-      return _M.error_result("tool " .. name .. " declares an output schema but returned no structured content")
+      return _M.error_result("tool " .. entry.name .. " declares an output schema but returned no structured content")
     end
     local valid, errors = entry.output_validator:validate(result.structuredContent)
     if not valid then
-      log.error("tool " .. name .. " returned output that violates its output schema", { error = first_error(errors) })
+      log.error("tool " .. entry.name .. " returned output that violates its output schema",
+        { error = first_error(errors) })
       return _M.error_result("output does not match the tool's output schema: " .. first_error(errors))
     end
   end
   return result
+end
+
+server.method("tools/call", function(params, exchange, ctx)
+  local entry, args = prepare(params, exchange, ctx)
+  if not entry then
+    return args -- the isError result
+  end
+  local id = exchange.call_id -- nil when dispatched outside a call (some unit specs)
+  local own = entry.def.timeout -- the call's default deadline is armed by moonmcp.call
+  local disarm = id and type(own) == "number" and own > 0 and deadline.arm(id, own)
+  local ok, n, value, message = pack(xpcall(entry.def.handler, traceback, args, ctx))
+  if disarm then
+    disarm()
+  end
+  return conclude(entry, id, ok, n, value, message)
 end)
 
 return _M
