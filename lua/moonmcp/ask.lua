@@ -309,11 +309,11 @@ end
 
 -- Legacy era: raises a catchable error when the client's declared capabilities (when
 -- known) do not cover the question.
-local function check_capable(ex, q)
+local function check_capable(ex, kind, request)
   local caps = ex.client and ex.client.capabilities
-  if type(caps) == "table" and not capable(caps, q.kind, q.request) then
-    local _, names = required_capabilities({ q })
-    error(("%s: the client did not declare the %s capability"):format(q.request.method, names[1]), 0)
+  if type(caps) == "table" and not capable(caps, kind, request) then
+    local _, names = required_capabilities({ { kind = kind, request = request } })
+    error(("%s: the client did not declare the %s capability"):format(request.method, names[1]), 0)
   end
 end
 
@@ -346,7 +346,7 @@ local function run(ex, what, list)
     return answers
   end
   for _, q in ipairs(list) do
-    check_capable(ex, q)
+    check_capable(ex, q.kind, q.request)
   end
   local answers = {}
   for _, q in ipairs(list) do
@@ -356,39 +356,46 @@ local function run(ex, what, list)
   return answers
 end
 
--- A question { key, kind, request, timeout }; unkeyed (a legacy-era single question,
--- which needs no key): without a key of its own, no number is taken for it.
-local function question(ex, kind, spec, key, unkeyed)
+-- The options of a question, checked (a table; key and timeout well-formed).
+local function options(kind, spec)
   if spec == nil and kind == "roots" then
     spec = {}
   end
   if type(spec) ~= "table" then
     misuse(kind, "expects a table of options")
   end
-  if key == nil then
-    key = spec.key
-  end
-  if key == nil and unkeyed then
-    key = kind
-  elseif key == nil then
-    ex.ask_seq = (ex.ask_seq or 0) + 1
-    key = kind .. "_" .. ex.ask_seq
-  elseif type(key) ~= "string" or key == "" then
+  local key = spec.key
+  if key ~= nil and (type(key) ~= "string" or key == "") then
     misuse(kind, "key must be a non-empty string")
   end
   local timeout = spec.timeout
   if timeout ~= nil and (type(timeout) ~= "number" or timeout <= 0) then
     misuse(kind, "timeout must be a number of seconds > 0")
   end
-  local legacy = not (ex.era and ex.era.name == "modern")
-  return { key = key, kind = kind, request = BUILD[kind](spec, ex, legacy), timeout = timeout }
+  return spec
 end
 
--- The params of a legacy-era question, checked (options, capability).
+-- A question { key, kind, request, timeout }. Without a key of its own it is numbered
+-- in the order the run asks ("elicit_1", "sample_2", ...).
+local function question(ex, kind, spec, key)
+  spec = options(kind, spec)
+  if key == nil then
+    key = spec.key
+  end
+  if key == nil then
+    ex.ask_seq = (ex.ask_seq or 0) + 1
+    key = kind .. "_" .. ex.ask_seq
+  end
+  local legacy = not (ex.era and ex.era.name == "modern")
+  return { key = key, kind = kind, request = BUILD[kind](spec, ex, legacy), timeout = spec.timeout }
+end
+
+-- The params of a legacy-era single question, checked (options, capability). It needs
+-- no key, so none is numbered, and no question table is made.
 local function legacy_params(ex, kind, spec)
-  local q = question(ex, kind, spec, nil, true)
-  check_capable(ex, q)
-  return q.request.params
+  local request = BUILD[kind](options(kind, spec), ex, true)
+  check_capable(ex, kind, request)
+  return request.params
 end
 
 local METHOD = { elicit = "elicitation/create", elicit_url = "elicitation/create", sample = "sampling/createMessage",
@@ -405,7 +412,7 @@ local function single(kind)
       local q = question(ex, kind, spec)
       return run(ex, kind, { q })[q.key]
     end
-    local seconds = type(spec) == "table" and spec.timeout or nil -- checked by question()
+    local seconds = type(spec) == "table" and spec.timeout or nil -- checked by legacy_params
     return shape(kind, pending.request(ex, method, legacy_params(ex, kind, spec), seconds), method)
   end
 end
