@@ -13,7 +13,7 @@
 --      (answers to the previous round's questions), else it becomes an input request of
 --      this round and the handler is stopped (it sees the error "cancelled", like a
 --      cancellation; the method layers let that through).
---   3. outcome() (server.dispatch's exchange.outcome hook) turns a stopped run into
+--   3. outcome() (server.response's exchange.outcome hook) turns a stopped run into
 --      { resultType = "input_required", inputRequests = {...}, requestState = "..." }, or
 --      into the protocol error the round recorded (-32021 missing capability, -32602).
 --
@@ -417,7 +417,7 @@ function _M.resolve(round, list, missing_check)
   error(_M.STOP, 0)
 end
 
---- server.dispatch's outcome hook: an input_required result or the round's error
+--- server.response's outcome hook: an input_required result or the round's error
 --- replaces whatever the method produced once the handler was stopped.
 function _M.outcome(exchange, ok, result)
   local round = exchange.mrtr

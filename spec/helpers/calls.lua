@@ -1,5 +1,5 @@
 -- spec/helpers/calls.lua — runs JSON-RPC calls through the real call path (call.start ->
--- server.dispatch -> methods) with a fake output that records what the call sends, for
+-- server.run -> methods) with a fake output that records what the call sends, for
 -- specs of handler-facing APIs (moonmcp.ask, moonmcp.mrtr). Unlike helpers.inproc, each
 -- call gets its own generation, transport name, headers, session and principal.
 --
