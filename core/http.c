@@ -23,6 +23,7 @@
  * a coroutine.
  */
 #include "http.h"
+#include "bytes.h"
 #include "lcore.h"
 #include "sched.h"
 
@@ -760,7 +761,7 @@ static void dispatch(conn *c)
     lua_pushnumber(L, c->rid);
     lua_pushstring(L, llhttp_method_name(c->parser.method));
     push_headers(L, c);
-    lua_pushlstring(L, c->body.data ? c->body.data : "", c->body.len);
+    mm_bytes_push(L, c->body.data ? c->body.data : "", c->body.len); /* not interned */
     lua_pushstring(L, c->remote);
     mm_hook_call(L, "http_request", 5);
 }
@@ -977,13 +978,15 @@ static int l_http_listen(lua_State *L)
     return 1;
 }
 
-/* http_respond(rid, status, body, content_type?, headers?) -> true, or false if gone */
+/* http_respond(rid, status, body?, content_type?, headers?) -> true, or false if gone;
+ * body is a string or bytes (bytes.c) */
 static int l_http_respond(lua_State *L)
 {
     double rid = luaL_checknumber(L, 1);
     int status = (int)luaL_checkinteger(L, 2);
-    size_t blen;
-    const char *body = luaL_optlstring(L, 3, "", &blen);
+    size_t blen = 0;
+    const char *body = "";
+    if (!lua_isnoneornil(L, 3)) body = mm_bytes_check(L, 3, &blen); /* a string or bytes */
     const char *type = luaL_optstring(L, 4, blen ? "application/json" : NULL);
     conn *c = rid_get(L, rid);
     if (!c || c->streaming) {
@@ -1037,45 +1040,51 @@ static int l_http_stream_open(lua_State *L)
 }
 
 /* http_sse(rid, data, id?) -> true, or false if gone: one SSE "message" event, sent as
- * one chunk. data must not contain a newline (our JSON never does); it is split into
- * several data: lines if it does. */
+ * one chunk; data is a string or bytes. It should hold no newline (our JSON never does);
+ * if it does, it is split into several data: lines. */
 static int l_http_sse(lua_State *L)
 {
     double rid = luaL_checknumber(L, 1);
     size_t dlen;
-    const char *data = luaL_checklstring(L, 2, &dlen);
+    const char *data = mm_bytes_check(L, 2, &dlen);
     const char *id = luaL_optstring(L, 3, NULL);
     conn *c = rid_get(L, rid);
     if (!c || !c->streaming) {
         lua_pushboolean(L, 0);
         return 1;
     }
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    if (id) {
-        luaL_addstring(&b, "id: ");
-        luaL_addstring(&b, id);
-        luaL_addchar(&b, '\n');
-    }
-    luaL_addstring(&b, "event: message\n");
-    const char *p = data, *end = data + dlen;
+    /* The event is written straight into the connection's output, never made a Lua
+     * string (see bytes.c): its size first, for the chunk header, then its pieces. */
+    static const char EVENT[] = "event: message\n", DATA[] = "data: ";
+    size_t elen = (id ? 4 + strlen(id) + 1 : 0) + sizeof EVENT - 1 + 1;
+    const char *p = data, *end = data + dlen, *nl;
     do {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *stop = nl ? nl : end;
-        luaL_addstring(&b, "data: ");
-        luaL_addlstring(&b, p, (size_t)(stop - p));
-        luaL_addchar(&b, '\n');
+        nl = memchr(p, '\n', (size_t)(end - p));
+        elen += sizeof DATA - 1 + (size_t)((nl ? nl : end) - p) + 1;
         p = nl ? nl + 1 : end;
     } while (p < end);
-    luaL_addchar(&b, '\n');
-    luaL_pushresult(&b);
-    size_t elen;
-    const char *event = lua_tolstring(L, -1, &elen);
     char size[32];
     int slen = snprintf(size, sizeof size, "%zx\r\n", elen);
-    uv_buf_t bufs[3] = {uv_buf_init(size, (unsigned)slen),
-                        uv_buf_init((char *)event, (unsigned)elen), uv_buf_init("\r\n", 2)};
-    conn_write(c, bufs, 3);
+    uv_buf_t head[4] = {uv_buf_init(size, (unsigned)slen), uv_buf_init("id: ", 4),
+                        uv_buf_init((char *)(id ? id : ""), (unsigned)(id ? strlen(id) : 0)),
+                        uv_buf_init("\n", 1)};
+    if (id)
+        conn_write(c, head, 4);
+    else
+        conn_write(c, head, 1);
+    uv_buf_t event = uv_buf_init((char *)EVENT, sizeof EVENT - 1);
+    conn_write(c, &event, 1);
+    p = data;
+    do {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        uv_buf_t line[3] = {uv_buf_init((char *)DATA, sizeof DATA - 1),
+                            uv_buf_init((char *)p, (unsigned)((nl ? nl : end) - p)),
+                            uv_buf_init("\n", 1)};
+        conn_write(c, line, 3);
+        p = nl ? nl + 1 : end;
+    } while (p < end);
+    uv_buf_t tail = uv_buf_init("\n\r\n", 3);
+    conn_write(c, &tail, 1);
     lua_pushboolean(L, 1);
     return 1;
 }

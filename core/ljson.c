@@ -73,6 +73,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "bytes.h"
 #include "ljson.h"
 
 #define MAX_DEPTH 1000
@@ -640,11 +641,11 @@ static int decode_value(struct decoder *d)
     }
 }
 
-/* decode(text) -> value | nil, message */
+/* decode(text) -> value | nil, message; text is a string or bytes (bytes.c) */
 static int json_decode(lua_State *L)
 {
     size_t len;
-    const char *text = luaL_checklstring(L, 1, &len);
+    const char *text = mm_bytes_check(L, 1, &len);
     struct decoder d;
     int base, rc;
 
@@ -1030,8 +1031,9 @@ static void encode_value(struct encoder *e)
     }
 }
 
-/* encode(value) -> string; raises on an unencodable value. */
-static int json_encode(lua_State *L)
+/* Encodes the value at index 1 into a buffer and pushes the result as a string, or as
+ * bytes when as_bytes is set; raises on an unencodable value. */
+static int encode_to(lua_State *L, int as_bytes)
 {
     struct encoder e;
     luaL_checkany(L, 1);
@@ -1041,9 +1043,24 @@ static int json_encode(lua_State *L)
     e.buf = buffer_acquire(L); /* may push a buffer: +0 or +1 */
     lua_pushvalue(L, 1);
     encode_value(&e);
-    lua_pushlstring(L, e.buf->data ? e.buf->data : "", e.buf->len);
+    if (as_bytes)
+        mm_bytes_push(L, e.buf->data ? e.buf->data : "", e.buf->len);
+    else
+        lua_pushlstring(L, e.buf->data ? e.buf->data : "", e.buf->len);
     buffer_release(e.buf);
     return 1;
+}
+
+/* encode(value) -> string */
+static int json_encode(lua_State *L)
+{
+    return encode_to(L, 0);
+}
+
+/* encode_bytes(value) -> bytes (bytes.c): for texts that are only written out */
+static int json_encode_bytes(lua_State *L)
+{
+    return encode_to(L, 1);
 }
 
 /* kind(value) -> JSON type name | nil, reason */
@@ -1110,6 +1127,7 @@ int luaopen_moonmcp_jsonc(lua_State *L)
     static const luaL_Reg functions[] = {
         {"decode", json_decode},
         {"encode", json_encode},
+        {"encode_bytes", json_encode_bytes},
         {"kind", json_kind},
         {NULL, NULL},
     };

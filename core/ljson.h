@@ -17,8 +17,10 @@
 
 /*
  * Open the `moonmcp.jsonc` module: pushes a table with
- *   decode(text)  -> value | nil, message   (malformed text is not an error)
+ *   decode(text)  -> value | nil, message   (malformed text is not an error; text is a
+ *                                            string or bytes, see bytes.h)
  *   encode(value) -> string                 (raises on an unencodable value)
+ *   encode_bytes(value) -> bytes            (the same text, not interned)
  *   kind(value)   -> "null" | "boolean" | "number" | "string" | "array" |
  *                    "object" | nil, reason (how encode() would see it)
  *   null          the null sentinel: lightuserdata NULL, equal to cjson.null

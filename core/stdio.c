@@ -14,6 +14,7 @@
  * pipe, a terminal or a regular file (read on the thread pool).
  */
 #include "stdio_transport.h"
+#include "bytes.h"
 #include "lcore.h"
 #include "sched.h"
 
@@ -42,7 +43,7 @@ static void deliver(const char *p, size_t n)
 {
     if (n && p[n - 1] == '\r') n--;
     if (n == 0) return;
-    lua_pushlstring(mm_L, p, n);
+    mm_bytes_push(mm_L, p, n); /* not interned: see bytes.c */
     mm_hook_call(mm_L, "stdio_line", 1);
 }
 
@@ -177,11 +178,11 @@ static void on_write(uv_write_t *req, int status)
     free(req);
 }
 
-/* stdio_write(message) -- writes message and a newline to stdout */
+/* stdio_write(message) -- writes message (a string or bytes) and a newline to stdout */
 static int l_stdio_write(lua_State *L)
 {
     size_t len;
-    const char *s = luaL_checklstring(L, 1, &len);
+    const char *s = mm_bytes_check(L, 1, &len);
     if (!out_stream) {
         for (size_t off = 0; off < len;) { /* stdout is a file (or not open yet) */
             ssize_t w = write(1, s + off, len - off);

@@ -42,11 +42,15 @@ local _M = {}
 _M.null = jsonc.null
 _M.array_mt = ARRAY_MT
 
--- decode(text) -> value | nil, message
+-- decode(text) -> value | nil, message (text: a string, or bytes from the host)
 _M.decode = jsonc.decode
 
 -- encode(value) -> string; raises on an unencodable value.
 _M.encode = jsonc.encode
+
+-- encode_bytes(value) -> bytes: the same text as a host bytes value, which LuaJIT does
+-- not intern (core/bytes.c says why): for a message that is only written out.
+_M.encode_bytes = jsonc.encode_bytes
 
 -- kind(value) -> "null" | "boolean" | "number" | "string" | "array" | "object"
 --              | nil, reason

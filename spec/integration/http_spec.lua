@@ -85,6 +85,7 @@ describe("HTTP transport", function()
     local res = assert(http.post(s.port, "{nope"))
     assert.same(400, res.status)
     assert.same(-32700, json.decode(res.body).error.code)
+    assert.matches("at offset 1", json.decode(res.body).error.message) -- decoded from bytes
     still_serving()
   end)
 

@@ -465,4 +465,32 @@ describe("json", function()
             assert.is_true(again.decode("[]") ~= nil and getmetatable(again.decode("[]")) == json.array_mt)
         end)
     end)
+
+    -- Texts the host only writes out (answers) or only decodes (bodies, stdio lines) are
+    -- bytes: a userdata that LuaJIT does not intern (core/bytes.c).
+    describe("bytes", function()
+        it("encode_bytes gives the same text as encode, as bytes", function()
+            local v = { jsonrpc = "2.0", id = "s-1", result = { ok = true, list = json.array { 1, 2 } } }
+            local b = json.encode_bytes(v)
+            assert.equal("userdata", type(b))
+            assert.equal(json.encode(v), tostring(b))
+            assert.equal(#json.encode(v), #b)
+        end)
+
+        it("decode reads bytes as it reads a string", function()
+            local b = json.encode_bytes { a = "\u{e9}t\u{e9}", n = 2 ^ 53, empty = json.array() }
+            local v = json.decode(b)
+            assert.same({ a = "\u{e9}t\u{e9}", n = 2 ^ 53, empty = json.array() }, v)
+            assert.equal(json.array_mt, getmetatable(v.empty))
+        end)
+
+        it("decode refuses what is neither a string nor bytes", function()
+            assert.has_error(function()
+                json.decode(io.stdout)
+            end)
+            assert.has_error(function()
+                json.decode({})
+            end)
+        end)
+    end)
 end)

@@ -22,7 +22,7 @@ local protocol = require "moonmcp.protocol"
 local log = require "moonmcp.log"
 
 local type, setmetatable, xpcall, traceback, tostring = type, setmetatable, xpcall, debug.traceback, tostring
-local encode, random_hex = json.encode, core.random_hex
+local encode, random_hex = json.encode_bytes, core.random_hex -- answers are written, never read: bytes
 local respond, stream_open, sse, stream_close = core.http_respond, core.http_stream_open, core.http_sse,
   core.http_stream_close
 

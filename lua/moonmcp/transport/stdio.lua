@@ -12,7 +12,7 @@ local server = require "moonmcp.server"
 local call = require "moonmcp.call"
 local notify = require "moonmcp.notify"
 
-local type, setmetatable, encode, write, random_hex = type, setmetatable, json.encode, core.stdio_write,
+local type, setmetatable, encode, write, random_hex = type, setmetatable, json.encode_bytes, core.stdio_write,
   core.random_hex
 
 local new_tab = require "table.new"
