@@ -3,7 +3,7 @@
  *
  * A connection parses one request at a time. When a request is complete it is checked
  * here (path, method, Host/Origin allowlist, Content-Type, Accept) and only then handed to
- * the runtime's `http_request` hook, as (rid, request). The parser is
+ * the runtime's `http_request` hook, as (rid, method, headers, body, remote). The parser is
  * paused until the runtime answers that rid; bytes of pipelined requests that arrive
  * meanwhile wait in `pending` and are parsed after the answer, so answers go out in
  * order. Limits (header bytes, header count, body bytes) are enforced while parsing, so
