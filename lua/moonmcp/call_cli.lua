@@ -42,6 +42,7 @@ function _M.parse(args)
     ["--era"] = { key = "era", value = "legacy or modern" },
     ["--log-level"] = { key = "log_level", value = "a LEVEL (debug, info, notice, warning, error)" },
     ["--raw"] = { key = "raw" },
+    ["--config"] = { key = "config", value = "a FILE" },
   })
   if not opts then
     return nil, err
@@ -289,7 +290,7 @@ end
 function _M.run(opts)
   local paths = opts.paths
   if #paths == 0 then
-    paths = { opts.home .. "/scripts/examples" }
+    paths = opts.default_paths
   end
   log.set_level("warning") -- the server log: errors and tracebacks only
   local gen, errors = loader.load(paths)

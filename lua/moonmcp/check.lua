@@ -22,7 +22,8 @@ local _M = {}
 
 --- Parses check's arguments. Returns opts or nil, message.
 function _M.parse(args)
-  local opts, err = flags.parse(args, { ["--json"] = { key = "json" } })
+  local opts, err = flags.parse(args, { ["--json"] = { key = "json" },
+    ["--config"] = { key = "config", value = "a FILE" } })
   if opts then
     opts.paths = opts.args
   end
@@ -117,7 +118,7 @@ end
 function _M.run(opts)
   local paths = opts.paths
   if #paths == 0 then
-    paths = { opts.home .. "/scripts/examples" }
+    paths = opts.default_paths
   end
   local gen, errors = loader.load(paths)
   if not gen then

@@ -22,7 +22,8 @@ Commands:
                               Run busted specs under LuaJIT inside the host, so specs
                               may call yielding APIs such as moonmcp.sleep (helpers:
                               require "moonmcp.testing"; see docs/tools.md#testing).
-  check [--json] [PATH ...]   Load and validate the scripts; print every tool, prompt
+  check [--json] [--config FILE] [PATH ...]
+                              Load and validate the scripts; print every tool, prompt
                               and resource with its schema; on any error print
                               file:line: message and exit 1.
   call [options] [PATH ...] TOOL [key=value ...]
@@ -49,6 +50,9 @@ Options of call:
                               are asked interactively.
   --era legacy|modern         The protocol era of the call (default legacy).
   --raw                       Print the whole CallToolResult as JSON.
+  --config FILE               A config file, as for serve: its settings and context
+                              accessors apply (not its request filters: there is no
+                              HTTP request), its scripts are the default PATHs.
   --log-level LEVEL           The level of the tool's log lines shown (default info).
 
   -h, --help                  Show this help.
@@ -116,8 +120,19 @@ local function run(home, args)
       return 0
     end
     opts.home = home
+    -- --config: the config's settings and accessors apply as for serve, and its scripts
+    -- are the default PATHs (request filters do not run: there is no HTTP request)
+    local conf = {}
+    if opts.config then
+      conf, err = require("moonmcp.config").load(opts.config)
+      if not conf then
+        core.stderr("moonmcp " .. command .. ": config: " .. err .. "\n")
+        return 1
+      end
+    end
+    opts.default_paths = conf.scripts or { home .. "/scripts/examples" }
     local ok
-    ok, err = require("moonmcp.serve").configure(nil)
+    ok, err = require("moonmcp.serve").configure(conf)
     if not ok then
       core.stderr("moonmcp " .. command .. ": " .. err .. "\n")
       return 1

@@ -143,4 +143,29 @@ end } } }]])
     assert.equal(0, r.code)
     assert.same({ { type = "text", text = "Hello, Ada!" } }, json.decode(r.stdout).content)
   end)
+
+  -- --config: the config's accessors apply and its scripts are the default PATHs
+  it("takes a config file: its scripts and its context accessors", function()
+    local dir = scratch.new()
+    dir:mkdir("tools")
+    dir:write("tools/who.lua", [[
+return { tools = { who = { handler = function(_, ctx)
+  return "tenant " .. tostring(ctx.tenant)
+end } } }]])
+    dir:write("moonmcp.conf.lua", [[
+return {
+  scripts = { "tools" },
+  accessors = { { key = "tenant", capture = function() return "acme" end } },
+}]])
+    local r = run { "call", "--config", dir:path("moonmcp.conf.lua"), "who" }
+    local c = run { "check", "--config", dir:path("moonmcp.conf.lua") }
+    local bad = run { "call", "--config", dir:path("missing.lua"), "who" }
+    dir:destroy()
+    assert.equal(0, r.code, r.stderr)
+    assert.equal("tenant acme\n", r.stdout)
+    assert.equal(0, c.code, c.stderr)
+    assert.matches("tool who", c.stdout, 1, true)
+    assert.equal(1, bad.code)
+    assert.matches("moonmcp call: config:", bad.stderr, 1, true)
+  end)
 end)
