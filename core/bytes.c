@@ -51,24 +51,18 @@ void mm_bytes_push(lua_State *L, const char *p, size_t n)
         lua_setfield(L, -2, "__len");
         lua_pushcfunction(L, bytes_tostring);
         lua_setfield(L, -2, "__tostring");
-        lua_pushliteral(L, "bytes");
-        lua_setfield(L, -2, "__name");
     }
     lua_setmetatable(L, -2);
 }
 
-const char *mm_bytes_text(lua_State *L, int idx, size_t *len)
+const char *mm_bytes_check(lua_State *L, int idx, size_t *len)
 {
     if (lua_type(L, idx) == LUA_TSTRING) return lua_tolstring(L, idx, len);
     bytes *b = luaL_testudata(L, idx, BYTES_MT);
-    if (!b) return NULL;
+    if (!b) {
+        luaL_typerror(L, idx, "string or bytes");
+        return NULL;
+    }
     *len = b->len;
     return b->data;
-}
-
-const char *mm_bytes_check(lua_State *L, int idx, size_t *len)
-{
-    const char *s = mm_bytes_text(L, idx, len);
-    if (!s) luaL_typerror(L, idx, "string or bytes");
-    return s;
 }

@@ -12,11 +12,8 @@
 /* Pushes a bytes value holding a copy of p[0..n) (followed by a NUL, not counted). */
 void mm_bytes_push(lua_State *L, const char *p, size_t n);
 
-/* The text of the string or bytes value at idx (NUL-terminated: text[*len] == '\0'), or
- * NULL when it is neither. */
-const char *mm_bytes_text(lua_State *L, int idx, size_t *len);
-
-/* As mm_bytes_text, but raises a type error naming argument idx when it is neither. */
+/* The text of the string or bytes value at idx (NUL-terminated: text[*len] == '\0');
+ * raises a type error naming argument idx when it is neither. */
 const char *mm_bytes_check(lua_State *L, int idx, size_t *len);
 
 #endif
