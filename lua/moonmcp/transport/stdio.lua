@@ -64,8 +64,8 @@ end
 -- What the exchanges of all stdio calls share (a call's own table holds only its own).
 local EXCHANGE = { __index = { transport = "stdio", out = out, on_done = done, subscriber = "stdio" } }
 
---- Hook: one line of stdin (a plain call from the loop; a request spawns its call).
---- line is nil when it was too long.
+--- Hook: one line of stdin, as bytes (core/bytes.c; a plain call from the loop; a request
+--- spawns its call). line is nil, err when it was too long.
 function _M.line(line, err)
   if not line then
     return write(encode(jsonrpc.error(nil, jsonrpc.INVALID_REQUEST, err)))
