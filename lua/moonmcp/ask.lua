@@ -390,12 +390,13 @@ local function question(ex, kind, spec, key)
   return { key = key, kind = kind, request = BUILD[kind](spec, ex, legacy), timeout = spec.timeout }
 end
 
--- The params of a legacy-era single question, checked (options, capability). It needs
--- no key, so none is numbered, and no question table is made.
+-- The params and timeout of a legacy-era single question, checked (options,
+-- capability). It needs no key, so none is numbered, and no question table is made.
 local function legacy_params(ex, kind, spec)
-  local request = BUILD[kind](options(kind, spec), ex, true)
+  spec = options(kind, spec)
+  local request = BUILD[kind](spec, ex, true)
   check_capable(ex, kind, request)
-  return request.params
+  return request.params, spec.timeout
 end
 
 local METHOD = { elicit = "elicitation/create", elicit_url = "elicitation/create", sample = "sampling/createMessage",
@@ -412,8 +413,7 @@ local function single(kind)
       local q = question(ex, kind, spec)
       return run(ex, kind, { q })[q.key]
     end
-    local seconds = type(spec) == "table" and spec.timeout or nil -- checked by legacy_params
-    return shape(kind, pending.request(ex, method, legacy_params(ex, kind, spec), seconds), method)
+    return shape(kind, pending.request(ex, method, legacy_params(ex, kind, spec)), method)
   end
 end
 

@@ -50,6 +50,9 @@ describe("legacy era: ctx:elicit / ctx:sample / ctx:roots / ctx:ask", function()
           name = { type = "string", default = "J" } }, required = { "name" } } }
         return r.action .. ":" .. tostring(r.content and r.content.name)
       end,
+      elicit_quick = function(_, ctx)
+        return ctx:elicit { message = "Quick?", timeout = 0.05 }.action
+      end,
       sample = function(_, ctx)
         local r = ctx:sample { messages = "hi", max_tokens = 7, system_prompt = "be brief", temperature = 0.5 }
         return r.content.text
@@ -146,6 +149,13 @@ describe("legacy era: ctx:elicit / ctx:sample / ctx:roots / ctx:ask", function()
     assert.equal(run.out.sent[1].id, note.params.requestId)
     -- a late answer is ignored
     assert.is_false(answer(run, 1, { action = "accept" }))
+  end)
+
+  it("times out after a question's own timeout, before the default", function()
+    local run = start(gen, "elicit_quick") -- the default is 300 s here
+    local response = finish(run)
+    assert.is_true(response.result.isError)
+    assert.matches("did not answer within 0.05 s", calls.text(response))
   end)
 
   it("ends the call when it is cancelled while waiting", function()
